@@ -1,0 +1,163 @@
+"""Frozen values passed between pipeline stages.
+
+This module imports nothing else of the package except diagnostics' Location,
+so every stage can depend on it. Stages never mutate these objects: a later
+stage produces a new, richer value instead of filling in an old one.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from .diagnostics import Location
+
+_COMMIT = re.compile(r"[0-9a-f]{7,40}")
+_SNAPSHOT = re.compile(r"snapshot-\d{4}-\d{2}-\d{2}")
+
+PathPart = str | int
+JsonPath = tuple[PathPart, ...]
+
+
+def dotted(path: JsonPath) -> str:
+    """``("reported_results", 4, "conditions")`` -> ``reported_results[4].conditions``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def pointer(path: JsonPath) -> str:
+    """RFC 6901 JSON Pointer of a path."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+@dataclass(frozen=True)
+class Positions:
+    """Where the keys and values of a parsed document stand in the source file.
+
+    ``keys`` holds the (line, col) of each object member's key, ``values`` the
+    (line, col) of every value, both indexed by the member's path.
+    """
+
+    file: str
+    keys: Mapping[JsonPath, tuple[int, int]] = field(default_factory=dict)
+    values: Mapping[JsonPath, tuple[int, int]] = field(default_factory=dict)
+
+    def of_key(self, path: JsonPath) -> Location:
+        """The key of ``path`` (or its value, or its nearest known ancestor)."""
+        for depth in range(len(path), -1, -1):
+            sub = path[:depth]
+            spot = self.keys.get(sub) or self.values.get(sub)
+            if spot:
+                return Location(self.file, *spot)
+        return Location(self.file)
+
+    def of_value(self, path: JsonPath) -> Location:
+        """The value of ``path`` (or its key, or its nearest known ancestor)."""
+        spot = self.values.get(path)
+        if spot:
+            return Location(self.file, *spot)
+        return self.of_key(path)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One Markdown file of content/, decoded (BOM removed, CRLF -> LF)."""
+
+    path: str  # as shown in diagnostics, relative to the site root: content/guides/a.md
+    rel: str  # relative to content/, POSIX: guides/a.md
+    text: str
+
+    @property
+    def url(self) -> str:
+        """The page URL path: ``guides/a.md`` -> ``/guides/a/``; ``index.md`` -> ``/``."""
+        stem = self.rel[: -len(".md")]
+        if stem == "index":
+            return "/"
+        if stem.endswith("/index"):
+            stem = stem[: -len("/index")]
+        return f"/{stem}/"
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A static file of content/assets/, copied verbatim."""
+
+    rel: str  # relative to content/: assets/diagram.svg
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Fence:
+    """A fenced block of the body, with its place in the Markdown file."""
+
+    info: str
+    content: str
+    line: int  # 1-based line of the opening fence
+    indent: int  # columns removed from each content line by the fence's indentation
+
+    @property
+    def content_line(self) -> int:
+        return self.line + 1
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed YAML or JSON document with its source positions."""
+
+    value: Any
+    positions: Positions
+
+
+@dataclass(frozen=True)
+class ParsedPage:
+    """A source file split into front matter, body and fences. Nothing validated yet."""
+
+    source: SourceFile
+    front_matter: Document | None
+    body: str  # the Markdown after the front matter, fences still in place
+    body_line: int  # line of the file on which ``body`` starts
+    export_fence: Fence | None
+    export: Document | None
+    chart_fences: tuple[Fence, ...]
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """One entry of the front matter's ``sources``."""
+
+    publisher: str
+    url: str
+    revision: str
+    sha256: str
+
+    @property
+    def pinned(self) -> bool:
+        """A 7–40 hex commit that appears in the URL pins the document."""
+        return bool(_COMMIT.fullmatch(self.revision)) and self.revision in self.url
+
+    @property
+    def pin_state(self) -> str:
+        """``pinned``, ``snapshot`` (a dated snapshot hash) or ``unpinned``."""
+        if self.pinned:
+            return "pinned"
+        if _SNAPSHOT.fullmatch(self.revision):
+            return "snapshot"
+        return "unpinned"
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    title: str
+    summary: str
+    checked: dt.date
+    updated: dt.date | None = None
+    draft: bool = False
+    tags: tuple[str, ...] = ()
+    sources: tuple[SourceRef, ...] = ()

@@ -1,8 +1,113 @@
-"""Command-line interface (placeholder while the pipeline is assembled)."""
+"""Command line: parse options, call one stage function, print problems, exit.
+
+Exit codes: 0 success, 1 content errors, 2 usage errors (click's own).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable
 
 import click
 
+from . import __version__
+from .build import BuildOptions, ConfigError, build_site, check_site
+from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+
+ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+                    show_default=True, help="The site root (the folder holding site.toml).")
+FORMAT = click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
+                      show_default=True, help="How problems are printed.")
+STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+
 
 @click.group()
+@click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
-    """evidencepress: build and check an evidence site."""
+    """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+
+
+@main.command()
+@ROOT
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default: site.toml's output, _site).")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Parallel chart workers.")
+@click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@STRICT
+@FORMAT
+def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
+          strict: bool, output_format: str) -> None:
+    """Validate everything, then write the site and exports/ atomically."""
+    options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
+                           use_cache=not no_cache, strict=strict)
+    started = time.perf_counter()
+    problems = _run(lambda: build_site(options, _progress()))
+    _report(problems, output_format)
+    if has_errors(problems):
+        click.echo("build failed: nothing was written", err=True)
+        sys.exit(1)
+    click.echo(f"built in {time.perf_counter() - started:.2f} s", err=True)
+
+
+@main.command()
+@ROOT
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@STRICT
+@FORMAT
+def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
+    """Validate everything and check exports/ is current; write nothing."""
+    problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
+    _report(problems, output_format)
+    sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command(name="import")
+@click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
+def import_(file: Path, output: Path | None) -> None:
+    """Turn a published index.md back into a source article."""
+    from .importer import ImportError_, import_markdown
+
+    try:
+        article = import_markdown(file.read_text(encoding="utf-8"))
+    except ImportError_ as exc:
+        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
+        sys.exit(1)
+    if output is None:
+        click.echo(article, nl=False)
+    else:
+        output.write_text(article, encoding="utf-8")
+
+
+def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
+    try:
+        return action()
+    except ConfigError as exc:
+        _report(exc.problems, "text")
+        sys.exit(2)
+
+
+def _report(problems: list[Problem], output_format: str) -> None:
+    ordered = sort_problems(problems)
+    if output_format == "json":
+        click.echo(format_json(ordered), nl=False)
+    elif ordered:
+        click.echo(format_text(ordered), nl=False, err=True)
+
+
+def _progress() -> Callable[[int, int], None] | None:
+    """Chart progress on a terminal; silent otherwise."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(done: int, total: int) -> None:
+        end = "\n" if done == total else ""
+        click.echo(f"\rdrawing charts {done}/{total}", nl=False, err=True)
+        if end:
+            click.echo("", err=True)
+
+    return show

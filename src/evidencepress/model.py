@@ -126,6 +126,7 @@ class ParsedPage:
     export_fence: Fence | None
     export: Document | None
     chart_fences: tuple[Fence, ...]
+    tokens: tuple[Any, ...]  # markdown-it tokens of ``body``; read-only by convention
 
 
 @dataclass(frozen=True)
@@ -161,3 +162,26 @@ class FrontMatter:
     draft: bool = False
     tags: tuple[str, ...] = ()
     sources: tuple[SourceRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class Page:
+    """A validated page, ready to render. ``charts`` holds ChartPlans (charts.model)."""
+
+    source: SourceFile
+    front: FrontMatter
+    body: str
+    body_line: int
+    tokens: tuple[Any, ...]
+    export: Mapping[str, Any] | None
+    charts: tuple[Any, ...]
+
+    @property
+    def url(self) -> str:
+        return self.source.url
+
+    @property
+    def section(self) -> str:
+        """The first folder of the page's path; "" for top-level pages."""
+        parts = self.source.rel.split("/")
+        return parts[0] if len(parts) > 1 else ""

@@ -1,0 +1,97 @@
+"""``site.toml`` -> SiteConfig, validated against ``schema/site.schema.json``."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from .diagnostics import Location, Problem, error
+from .model import JsonPath, Positions
+from .schemas import SchemaSet, schema_problems
+
+CONFIG_FILE = "site.toml"
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    title: str
+    base_url: str
+    language: str
+    footer: str
+    description: str = ""
+    output: str = "_site"
+    sections: tuple[Section, ...] = ()
+
+    @property
+    def base_path(self) -> str:
+        """The path part of base_url: ``/`` or ``/site/``."""
+        return urlsplit(self.base_url).path or "/"
+
+    def with_base_url(self, base_url: str) -> "SiteConfig":
+        return replace(self, base_url=base_url if base_url.endswith("/") else base_url + "/")
+
+    def section_title(self, section_id: str) -> str:
+        for section in self.sections:
+            if section.id == section_id:
+                return section.title
+        return section_id.replace("-", " ").capitalize()
+
+
+def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list[Problem]]:
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        return None, [error(Location(CONFIG_FILE), "site.toml not found", "config",
+                            hint="run evidencepress from the site root, or pass --root DIR")]
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+        line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        return None, [error(Location(CONFIG_FILE, line, col), f"invalid TOML: {message}", "config")]
+    positions = _positions(text, data)
+    problems = schema_problems(schemas.validator("site.schema.json"), data, positions, rule="config")
+    if problems:
+        return None, problems
+    sections = tuple(Section(s["id"], s["title"], s.get("description", "")) for s in data.get("sections", ()))
+    config = SiteConfig(
+        title=data["title"],
+        base_url=data["base_url"],
+        language=data["language"],
+        footer=data["footer"],
+        description=data.get("description", ""),
+        output=data.get("output", "_site"),
+        sections=sections,
+    )
+    return config, []
+
+
+def _positions(text: str, data: dict[str, object]) -> Positions:
+    """Lines of top-level keys and of keys inside ``[[sections]]`` tables."""
+    keys: dict[JsonPath, tuple[int, int]] = {}
+    table: JsonPath = ()
+    counts: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        header = re.fullmatch(r"\[\[\s*([A-Za-z0-9_-]+)\s*\]\]", stripped)
+        if header:
+            name = header.group(1)
+            counts[name] = counts.get(name, -1) + 1
+            table = (name, counts[name])
+            keys[table] = (number, 1)
+            continue
+        key = re.match(r"([A-Za-z0-9_-]+)\s*=", stripped)
+        if key:
+            keys[table + (key.group(1),)] = (number, line.index(key.group(1)) + 1)
+    return Positions(CONFIG_FILE, keys, {})

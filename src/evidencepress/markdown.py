@@ -1,0 +1,141 @@
+"""The Markdown dialect of SPEC §3.2, and what the pipeline reads from its tokens.
+
+CommonMark + GFM tables, strikethrough, footnotes, heading anchors and
+autolinks. Raw HTML is escaped (``html: False``). Link targets are not
+filtered by markdown-it here: the validate stage reports a refused scheme as
+an error with its line instead of silently turning the link into text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from .urls import is_site_path, relative
+
+EXPORT_INFO = "json export"
+CHART_INFO = "chart"
+
+
+def slugify(title: str) -> str:
+    """Stable heading id: lowercase words joined by hyphens."""
+    slug = re.sub(r"[^\w\s-]", "", title.lower(), flags=re.UNICODE)
+    return re.sub(r"[\s_-]+", "-", slug).strip("-") or "section"
+
+
+def create_parser() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": True, "typographer": False})
+    md.enable(["table", "strikethrough", "linkify"])
+    md.use(footnote_plugin)
+    md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
+    md.validateLink = lambda url: True  # refused schemes are reported by validate, not dropped
+    md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("link_open", _render_link_open)
+    md.add_render_rule("image", _render_image)
+    return md
+
+
+def tokenize(text: str) -> list[Token]:
+    return _PARSER.parse(text, {})
+
+
+def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str]) -> str:
+    """HTML of the body. Site paths become relative to ``page_url``;
+    ``figures`` maps a chart fence's body line to its HTML."""
+    env = {"figures": figures, "page_url": page_url}
+    return _PARSER.renderer.render(list(tokens), _PARSER.options, env)
+
+
+def _relative_copy(token: Token, attr: str, env: dict[str, Any]) -> Token:
+    """The token with a site-path ``attr`` made relative; the shared token is not changed."""
+    value = token.attrGet(attr)
+    if not isinstance(value, str) or not is_site_path(value):
+        return token
+    copy = token.copy()
+    copy.attrs = dict(token.attrs)
+    copy.attrSet(attr, relative(env["page_url"], value))
+    return copy
+
+
+def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    return str(self.renderToken([_relative_copy(tokens[idx], "href", env)], 0, options, env))
+
+
+def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    return str(self.image([_relative_copy(tokens[idx], "src", env)], 0, options, env))
+
+
+def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    token = tokens[idx]
+    info = token.info.strip()
+    if info == EXPORT_INFO:
+        return ""
+    if info == CHART_INFO and token.map:
+        return str(env.get("figures", {}).get(token.map[0], ""))
+    return self.fence(tokens, idx, options, env)
+
+
+_PARSER = create_parser()
+
+
+@dataclass(frozen=True)
+class Link:
+    href: str
+    line: int  # 0-based line within the body
+    col: int  # 1-based column, 0 when unknown
+    is_image: bool
+
+
+@dataclass(frozen=True)
+class Heading:
+    level: int
+    text: str
+    anchor: str
+
+
+def fences(tokens: Sequence[Token]) -> list[Token]:
+    return [t for t in tokens if t.type == "fence"]
+
+
+def links(tokens: Sequence[Token], body_lines: Sequence[str]) -> list[Link]:
+    """Every link and image target, with the line and column where it is written."""
+    found: list[Link] = []
+    for block in tokens:
+        if block.type != "inline" or not block.map or not block.children:
+            continue
+        for child in block.children:
+            if child.type == "link_open":
+                href, image = str(child.attrGet("href") or ""), False
+            elif child.type == "image":
+                href, image = str(child.attrGet("src") or ""), True
+            else:
+                continue
+            if child.markup == "linkify" or child.info == "auto":
+                continue
+            line, col = _find(href, body_lines, block.map[0], block.map[1])
+            found.append(Link(href, line, col, image))
+    return found
+
+
+def _find(href: str, lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
+    for number in range(start, min(end, len(lines))):
+        col = lines[number].find(href)
+        if col >= 0:
+            return number, col + 1
+    return start, 0
+
+
+def headings(tokens: Sequence[Token], level: int = 2) -> list[Heading]:
+    found: list[Heading] = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == f"h{level}":
+            inline = tokens[index + 1]
+            text = "".join(c.content for c in inline.children or () if c.type in ("text", "code_inline"))
+            found.append(Heading(level, text or inline.content, str(token.attrGet("id") or "")))
+    return found

@@ -1,0 +1,110 @@
+"""index.md: the article as one Markdown file with its export (SPEC §7.2).
+
+Layout::
+
+    # Title
+
+    > summary
+
+    <!-- evidencepress: {"summary": ..., "tags": [...], ...} -->
+
+    body, with each chart fence replaced by
+    ![alt](<id>.svg) / *caption* / <!-- evidencepress:chart ...spec... -->
+
+    ## Original sources and conditions
+    - publisher: url
+      - Document revision: ...
+      - SHA-256: ...
+
+    Checked YYYY-MM-DD. <footer> Conditions and selected source facts are in the adjacent JSON export.
+
+    ```json
+    {export}
+    ```
+
+The HTML comments are invisible when the file is displayed and carry what
+``evidencepress import`` needs to rebuild the source article exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from .markdown import CHART_INFO, EXPORT_INFO
+from .model import Page
+
+META_OPEN = "<!-- evidencepress: "
+CHART_OPEN = "<!-- evidencepress:chart"
+COMMENT_CLOSE = "-->"
+SOURCES_HEADING = "## Original sources and conditions"
+CHECKED_TAIL = "Conditions and selected source facts are in the adjacent JSON export."
+
+
+def article_markdown(page: Page, footer: str) -> str:
+    front = page.front
+    meta: dict[str, Any] = {"summary": front.summary}
+    if front.updated:
+        meta["updated"] = front.updated.isoformat()
+    if front.tags:
+        meta["tags"] = list(front.tags)
+    if front.draft:
+        meta["draft"] = True
+    parts = [f"# {front.title}", f"> {front.summary}", META_OPEN + json.dumps(meta, ensure_ascii=False) + " " + COMMENT_CLOSE]
+    body = _body(page).strip("\n")
+    if body:
+        parts.append(body)
+    if front.sources:
+        parts.append(SOURCES_HEADING)
+        parts.append("\n".join(
+            f"- {s.publisher}: {s.url}\n  - Document revision: {s.revision}\n  - SHA-256: {s.sha256}"
+            for s in front.sources
+        ))
+    parts.append(f"Checked {front.checked.isoformat()}. {footer} {CHECKED_TAIL}")
+    if page.export is not None:
+        parts.append("```json\n" + json.dumps(page.export, indent=2, ensure_ascii=False) + "\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def _body(page: Page) -> str:
+    """The body with the export fence removed and chart fences shown as images."""
+    lines = page.body.split("\n")
+    charts = {chart.line - page.body_line: chart for chart in page.charts}
+    replaced: list[tuple[int, int, list[str]]] = []
+    for token in page.tokens:
+        if token.type != "fence" or not token.map:
+            continue
+        info = " ".join(token.info.split())
+        start, end = token.map
+        if info == EXPORT_INFO:
+            if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
+                end += 1  # do not leave two blank lines where the fence stood
+            replaced.append((start, end, []))
+        elif info == CHART_INFO and start in charts:
+            replaced.append((start, end, _chart_lines(charts[start], token.content)))
+    for start, end, new in sorted(replaced, reverse=True):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def _chart_lines(chart: Any, spec: str) -> list[str]:
+    alt = chart.alt.replace("]", "\\]")
+    lines = [f"![{alt}]({chart.id}.svg)", ""]
+    if chart.caption:
+        lines += [f"*{chart.caption}*", ""]
+    lines += [CHART_OPEN, spec.rstrip("\n").replace("--", "\\-\\-"), COMMENT_CLOSE]
+    return lines
+
+
+def listing_markdown(heading: str, intro: str, groups: Sequence[Any]) -> str:
+    parts = [f"# {heading}"]
+    if intro:
+        parts.append(intro)
+    for group in groups:
+        parts.append(f"## {group.title}")
+        parts.append("\n".join(
+            f"- [{p.front.title}]({p.url}) — {p.front.summary} (checked {p.front.checked.isoformat()}; "
+            f"[JSON]({p.url}index.json), [Markdown]({p.url}index.md))"
+            for p in group.pages
+        ))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,226 @@
+"""Render stage: pages -> bytes of index.html, index.json and index.md.
+
+Templates receive model objects only and compute nothing; everything they
+show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import jinja2
+from markupsafe import Markup
+
+from .config import SiteConfig
+from .markdown import headings, render_tokens
+from .markdown_out import article_markdown, listing_markdown
+from .model import Page
+from .urls import absolute, relative
+
+DEFAULT_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+EMPTY_EXPORT: dict[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
+
+
+@dataclass(frozen=True)
+class NavItem:
+    title: str
+    url: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class Group:
+    id: str
+    title: str
+    url: str
+    description: str
+    pages: tuple[Page, ...]
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A generated page that lists others: the home page or a section index."""
+
+    url: str
+    heading: str
+    intro: str
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class SiteContext:
+    config: SiteConfig
+    nav: tuple[NavItem, ...]
+    schema_url: str
+
+
+def template_folder(root: Path) -> Path:
+    own = root / "templates"
+    return own if (own / "page.html").is_file() else DEFAULT_TEMPLATES
+
+
+def create_environment(folder: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(folder), str(DEFAULT_TEMPLATES)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+    )
+    env.filters["authored"] = as_authored
+    return env
+
+
+def as_authored(value: Any) -> str:
+    """A JSON value as the export writes it; null reads "not reported"."""
+    if value is None:
+        return "not reported"
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _base(env: jinja2.Environment, ctx: SiteContext, url: str) -> dict[str, Any]:
+    """What base.html needs on every page; ``rel`` makes links relative to ``url``."""
+    env.filters["rel"] = lambda target: relative(url, target)
+    nav = tuple(NavItem(i.title, i.url, i.url == url or (i.url != "/" and url.startswith(i.url))) for i in ctx.nav)
+    return {
+        "site": ctx.config,
+        "root": relative(url, "/"),
+        "canonical": absolute(ctx.config.base_url, url),
+        "nav": nav,
+    }
+
+
+def render_article(env: jinja2.Environment, page: Page, ctx: SiteContext) -> dict[str, bytes]:
+    """index.html, index.json and index.md of an article, by file name."""
+    return {
+        "index.html": article_html(env, page, ctx).encode("utf-8"),
+        "index.json": article_json(page, ctx),
+        "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
+    }
+
+
+def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
+    figure = env.get_template("figure.html")
+    figures: dict[int, str] = {}
+    for chart in page.charts:
+        body_line = chart.line - page.body_line
+        figures[body_line] = figure.render(
+            chart=chart,
+            multi_panel=len({row.panel for row in chart.rows}) > 1,
+            has_series=any(row.series is not None for row in chart.rows),
+        )
+    body = Markup(render_tokens(page.tokens, page.url, figures))
+    section_url = f"/{page.section}/" if page.section else ""
+    return env.get_template("page.html").render(
+        **_base(env, ctx, page.url),
+        page=page,
+        body=body,
+        toc=headings(page.tokens),
+        section_title=ctx.config.section_title(page.section) if page.section else "",
+        section_url=section_url,
+    )
+
+
+def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
+    front = page.front
+    return {
+        "title": front.title,
+        "url": absolute(ctx.config.base_url, page.url),
+        "md_url": absolute(ctx.config.base_url, page.url + "index.md"),
+        "checked": front.checked.isoformat(),
+        "updated": front.updated.isoformat() if front.updated else None,
+        "sources": [
+            {"publisher": s.publisher, "url": s.url, "revision": s.revision, "sha256": s.sha256, "pinned": s.pinned}
+            for s in front.sources
+        ],
+        "charts": [
+            {"id": c.id, "file": absolute(ctx.config.base_url, f"{page.url}{c.id}.svg"), "kind": c.kind,
+             "plotted": list(c.plotted)}
+            for c in page.charts
+        ],
+        "schema": ctx.schema_url,
+    }
+
+
+def article_json(page: Page, ctx: SiteContext) -> bytes:
+    document = {"page": page_envelope(page, ctx), **(page.export if page.export is not None else EMPTY_EXPORT)}
+    return dump_json(document)
+
+
+def dump_json(document: Any) -> bytes:
+    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:
+    html = env.get_template("listing.html").render(
+        **_base(env, ctx, listing.url),
+        heading=listing.heading,
+        intro=listing.intro,
+        groups=listing.groups,
+    )
+    pages = [page for group in listing.groups for page in group.pages]
+    envelope = {
+        "title": listing.heading,
+        "url": absolute(ctx.config.base_url, listing.url),
+        "md_url": absolute(ctx.config.base_url, listing.url + "index.md"),
+        "checked": max((p.front.checked for p in pages), default=None),
+        "updated": None,
+        "sources": [],
+        "charts": [],
+        "schema": ctx.schema_url,
+        "pages": [
+            {"title": p.front.title, "url": absolute(ctx.config.base_url, p.url),
+             "json_url": absolute(ctx.config.base_url, p.url + "index.json"),
+             "md_url": absolute(ctx.config.base_url, p.url + "index.md"), "checked": p.front.checked.isoformat()}
+            for p in pages
+        ],
+    }
+    if envelope["checked"] is not None:
+        envelope["checked"] = envelope["checked"].isoformat()
+    return {
+        "index.html": html.encode("utf-8"),
+        "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),
+        "index.md": listing_markdown(listing.heading, listing.intro, listing.groups).encode("utf-8"),
+    }
+
+
+def listings(pages: Sequence[Page], config: SiteConfig) -> tuple[Listing, ...]:
+    """The home page and one index per section."""
+    groups = _groups(pages, config)
+    home = Listing("/", config.title, config.description, groups)
+    sections = tuple(
+        Listing(group.url, group.title, group.description, (Group(group.id, "Articles", "", "", group.pages),))
+        for group in groups
+        if group.url
+    )
+    return (home,) + sections
+
+
+def _groups(pages: Sequence[Page], config: SiteConfig) -> tuple[Group, ...]:
+    order = [s.id for s in config.sections]
+    ids = sorted({p.section for p in pages if p.section}, key=lambda s: (order.index(s) if s in order else len(order), s))
+    groups = []
+    for section_id in ids:
+        members = _newest_first(p for p in pages if p.section == section_id)
+        description = next((s.description for s in config.sections if s.id == section_id), "")
+        groups.append(Group(section_id, config.section_title(section_id), f"/{section_id}/", description, members))
+    top = _newest_first(p for p in pages if not p.section)
+    if top:
+        groups.append(Group("more", "More", "", "", top))
+    return tuple(groups)
+
+
+def _newest_first(pages: Any) -> tuple[Page, ...]:
+    return tuple(sorted(pages, key=lambda p: (-p.front.checked.toordinal(), p.front.title, p.url)))
+
+
+def navigation(pages: Sequence[Page], config: SiteConfig) -> tuple[NavItem, ...]:
+    items = [NavItem(g.title, g.url) for g in _groups(pages, config) if g.url]
+    items += [NavItem(p.front.title if len(p.front.title) <= 24 else p.url.strip("/"), p.url)
+              for p in sorted(pages, key=lambda p: p.url) if not p.section]
+    return tuple(items)

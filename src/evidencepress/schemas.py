@@ -1,0 +1,157 @@
+"""The published JSON Schemas, loaded once, and their errors turned into Problems.
+
+Schemas live in the site's ``schema/`` folder (the site owner extends them
+without touching code). Besides standard keywords they carry annotations the
+diagnostics use: ``x-message`` (what was expected), ``x-hint`` (how to fix;
+``{key}`` is replaced by the offending key), ``x-additional-message`` /
+``x-additional-hint`` for unknown keys, and ``x-recommended`` on condition
+objects.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from .diagnostics import Problem, error
+from .model import JsonPath, Positions, dotted
+
+DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "schema"
+SCHEMA_FILES = (
+    "export.schema.json",
+    "conditions.schema.json",
+    "frontmatter.schema.json",
+    "chart.schema.json",
+    "site.schema.json",
+    "units.json",
+)
+
+
+@dataclass(frozen=True)
+class SchemaSet:
+    folder: Path
+    registry: Registry
+    documents: Mapping[str, Any]  # file name -> parsed schema
+    published: tuple[tuple[str, bytes], ...]  # (file name, bytes) for /schema/
+    validators: Mapping[str, Draft202012Validator]
+
+    def validator(self, name: str) -> Draft202012Validator:
+        return self.validators[name]
+
+    @property
+    def units(self) -> Mapping[str, Any]:
+        return self.documents["units.json"]["units"]
+
+    @property
+    def recommended_conditions(self) -> tuple[str, ...]:
+        result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
+        return tuple(result.get("x-recommended", ()))
+
+    def url(self, name: str) -> str:
+        return str(self.documents[name].get("$id", name))
+
+
+def schema_folder(root: Path) -> Path:
+    """The site's own ``schema/`` when it has one, else the default set."""
+    own = root / "schema"
+    return own if (own / "export.schema.json").is_file() else DEFAULT_FOLDER
+
+
+def load_schemas(folder: Path) -> SchemaSet:
+    documents: dict[str, Any] = {}
+    published: list[tuple[str, bytes]] = []
+    registry: Registry = Registry()
+    for name in SCHEMA_FILES:
+        path = folder / name
+        if not path.is_file():
+            path = DEFAULT_FOLDER / name
+        if not path.is_file():
+            continue  # chart.schema.json may be absent from an old site
+        data = path.read_bytes()
+        document = json.loads(data)
+        documents[name] = document
+        published.append((name, data))
+        resource = Resource.from_contents(document, default_specification=DRAFT202012)
+        registry = registry.with_resource(uri=document.get("$id", name), resource=resource)
+    registry = registry.crawl()
+    validators = {
+        name: Draft202012Validator(document, registry=registry, format_checker=FormatChecker())
+        for name, document in documents.items()
+        if name.endswith(".schema.json")
+    }
+    return SchemaSet(folder, registry, documents, tuple(published), validators)
+
+
+def schema_problems(
+    validator: Draft202012Validator,
+    instance: Any,
+    positions: Positions,
+    rule: str = "schema",
+    prefix: JsonPath = (),
+) -> list[Problem]:
+    """Every schema violation of ``instance`` as a Problem at its key's position."""
+    problems: list[Problem] = []
+    for err in sorted(validator.iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path]):
+        problems.extend(_explain(err, positions, rule, prefix))
+    return problems
+
+
+def _explain(err: ValidationError, positions: Positions, rule: str, prefix: JsonPath) -> Iterator[Problem]:
+    path: JsonPath = tuple(err.absolute_path)
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    if err.validator == "required":
+        missing = _quoted_name(err.message)
+        where = positions.of_key(path)
+        hint = _hint(schema, missing)
+        yield error(where, f"missing required key {missing!r}", rule, dotted(prefix + path + (missing,)), hint)
+    elif err.validator == "additionalProperties":
+        for extra in _extra_keys(err):
+            child = path + (extra,)
+            message = schema.get("x-additional-message", "unknown key")
+            yield error(positions.of_key(child), f"{message} {extra!r}", rule, dotted(prefix + child),
+                        schema.get("x-additional-hint", ""))
+    elif "propertyNames" in err.schema_path:
+        child = path + (str(err.instance),)
+        message = _message(err) or "key not allowed"
+        yield error(positions.of_key(child), f"{message}, got {err.instance!r}", rule, dotted(prefix + child),
+                    _hint(schema, str(err.instance)))
+    else:
+        key = str(path[-1]) if path else ""
+        message = _message(err) or err.message
+        got = "" if err.validator in ("not",) else f", got {_show(err.instance)}"
+        yield error(positions.of_key(path), message + got, rule, dotted(prefix + path), _hint(schema, key))
+
+
+def _message(err: ValidationError) -> str:
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    return str(schema.get("x-message", ""))
+
+
+def _hint(schema: Any, key: str) -> str:
+    if not isinstance(schema, dict):
+        return ""
+    return str(schema.get("x-hint", "")).replace("{key}", key)
+
+
+def _quoted_name(message: str) -> str:
+    match = re.match(r"'(.*)' is a required property", message)
+    return match.group(1) if match else message
+
+
+def _extra_keys(err: ValidationError) -> list[str]:
+    schema = err.schema
+    known = set(schema.get("properties", {}))
+    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
+    return [k for k in err.instance if k not in known and not any(p.search(k) for p in patterns)]
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,146 @@
+"""Checks of SPEC §4.3 that JSON Schema cannot express.
+
+Each check is a small function from (export, positions, front matter, ...) to
+problems; ``check_export`` runs them all. The export is assumed to have passed
+its schema where a check depends on shape, and every check tolerates a
+malformed export anyway (a traceback is always a bug).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from typing import Any, Iterator, Mapping
+
+from .diagnostics import Problem, error, warning
+from .model import FrontMatter, JsonPath, Positions, SourceRef, dotted
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def normalise_url(url: str) -> str:
+    """Compare URLs without fragment, percent-decoded (``+`` and ``%2B`` are the same URL)."""
+    return urllib.parse.unquote(url.split("#", 1)[0])
+
+
+def check_export(
+    export: Mapping[str, Any],
+    positions: Positions,
+    front: FrontMatter,
+    units: Mapping[str, Any],
+    recommended: tuple[str, ...],
+) -> list[Problem]:
+    problems: list[Problem] = []
+    problems += _evidence_urls(export, positions, front.sources)
+    results = export.get("reported_results")
+    if isinstance(results, list):
+        problems += _results(results, positions, front, units, recommended)
+    return problems
+
+
+def _walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    """Every object of the export with its path."""
+    if isinstance(value, dict):
+        yield path, value
+        for key, child in value.items():
+            yield from _walk(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _walk(child, path + (index,))
+
+
+def _evidence_urls(export: Mapping[str, Any], positions: Positions, sources: tuple[SourceRef, ...]) -> list[Problem]:
+    by_url: dict[str, SourceRef] = {}
+    for source in sources:
+        by_url.setdefault(normalise_url(source.url), source)
+    problems: list[Problem] = []
+    for path, obj in _walk(export):
+        is_fact = len(path) == 2 and path[0] == "facts"
+        for key in ("evidence_url", "url") if is_fact else ("evidence_url",):
+            url = obj.get(key)
+            if not isinstance(url, str):
+                continue
+            source = by_url.get(normalise_url(url))
+            if source is None:
+                problems.append(error(positions.of_key(path + (key,)), f"{url} is not in a document listed in `sources`",
+                                      "evidence-url", dotted(path + (key,)),
+                                      "add the document to the front matter's sources, or correct the URL"))
+                continue
+            sha = obj.get("source_document_sha256")
+            if isinstance(sha, str) and sha != source.sha256:
+                where = positions.of_key(path + ("source_document_sha256",))
+                problems.append(error(where, f"SHA-256 {sha[:12]}… differs from the source's {source.sha256[:12]}…",
+                                      "sha256", dotted(path + ("source_document_sha256",)),
+                                      f"the source {source.url} is listed with sha256 {source.sha256}"))
+    return problems
+
+
+def _results(
+    results: list[Any],
+    positions: Positions,
+    front: FrontMatter,
+    units: Mapping[str, Any],
+    recommended: tuple[str, ...],
+) -> list[Problem]:
+    problems: list[Problem] = []
+    seen: dict[tuple[Any, Any], int] = {}
+    for index, result in enumerate(results):
+        if not isinstance(result, dict):
+            continue
+        path: JsonPath = ("reported_results", index)
+        problems += _reproduced(result, path, positions)
+        problems += _unit(result, path, positions, units)
+        key = (result.get("source_record_id"), result.get("label"))
+        if key in seen and isinstance(key[1], str):
+            problems.append(error(positions.of_key(path + ("label",)),
+                                  f"label {key[1]!r} repeats reported_results[{seen[key]}] of record {key[0]!r}",
+                                  "label", dotted(path + ("label",)),
+                                  "labels are unique within a source_record_id; say what differs"))
+        seen.setdefault(key, index)
+        conditions = result.get("conditions")
+        if isinstance(conditions, dict):
+            problems += _recommended(conditions, path + ("conditions",), positions, recommended)
+            problems += _checked_before(conditions, path + ("conditions",), positions, front)
+    return problems
+
+
+def _reproduced(result: Mapping[str, Any], path: JsonPath, positions: Positions) -> list[Problem]:
+    if result.get("evidence_state") == "source_reported" and result.get("site_reproduced") is True:
+        where = positions.of_key(path + ("site_reproduced",))
+        return [error(where, "site_reproduced must be false when evidence_state is source_reported", "reproduced",
+                      dotted(path + ("site_reproduced",)),
+                      "a value the site reproduced needs another evidence_state")]
+    return []
+
+
+def _unit(result: Mapping[str, Any], path: JsonPath, positions: Positions, units: Mapping[str, Any]) -> list[Problem]:
+    unit = result.get("unit")
+    if isinstance(unit, str) and unit and unit not in units:
+        where = positions.of_key(path + ("unit",))
+        return [warning(where, f"unit {unit!r} is not in the unit vocabulary", "unit", dotted(path + ("unit",)),
+                        "use a unit of schema/units.json, or add this one there")]
+    return []
+
+
+def _recommended(conditions: Mapping[str, Any], path: JsonPath, positions: Positions,
+                 recommended: tuple[str, ...]) -> list[Problem]:
+    missing = [key for key in recommended if key not in conditions]
+    if not missing:
+        return []
+    names = ", ".join(missing)
+    return [warning(positions.of_key(path), f"recommended condition{'s' if len(missing) > 1 else ''} absent: {names}",
+                    "recommended", dotted(path), "write null for a condition the source does not report")]
+
+
+def _checked_before(conditions: Mapping[str, Any], path: JsonPath, positions: Positions,
+                    front: FrontMatter) -> list[Problem]:
+    date = conditions.get("experiment_date")
+    if not isinstance(date, str):
+        return []
+    latest = max(_DATE.findall(date), default="")
+    if latest and latest > front.checked.isoformat():
+        where = positions.of_key(path + ("experiment_date",))
+        return [warning(where, f"experiment_date {latest} is after the checked date {front.checked.isoformat()}",
+                        "checked", dotted(path + ("experiment_date",)),
+                        "update `checked` in the front matter after checking the source again")]
+    return []

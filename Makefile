@@ -16,7 +16,7 @@ check: $(STAMP)
 	$(BIN)/evidencepress check
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	cd bench && ../$(BIN)/python run.py
 
 setup: $(STAMP)
 

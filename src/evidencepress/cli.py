@@ -111,3 +111,7 @@ def _progress() -> Callable[[int, int], None] | None:
             click.echo("", err=True)
 
     return show
+
+
+if __name__ == "__main__":
+    main()

@@ -21,7 +21,7 @@ _SOURCE = re.compile(
 )
 _CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. ", re.M)
 _CHART = re.compile(
-    r"^!\[(?:[^\]\\]|\\.)*\]\([a-z0-9-]+\.svg\)\n\n(?:\*.*\*\n\n)?" + re.escape(CHART_OPEN) + r"\n(?P<spec>.*?)\n"
+    r"^!\[(?:[^\]\\\n]|\\.)*\]\([a-z0-9-]+\.svg\)\n\n(?:\*[^\n]*\*\n\n)?" + re.escape(CHART_OPEN) + r"\n(?P<spec>.*?)\n"
     + re.escape(COMMENT_CLOSE) + "$",
     re.M | re.S,
 )

@@ -88,10 +88,10 @@ def _body(page: Page) -> str:
 
 
 def _chart_lines(chart: Any, spec: str) -> list[str]:
-    alt = chart.alt.replace("]", "\\]")
+    alt = " ".join(chart.alt.split()).replace("]", "\\]")
     lines = [f"![{alt}]({chart.id}.svg)", ""]
     if chart.caption:
-        lines += [f"*{chart.caption}*", ""]
+        lines += ["*" + " ".join(chart.caption.split()) + "*", ""]
     lines += [CHART_OPEN, spec.rstrip("\n").replace("--", "\\-\\-"), COMMENT_CLOSE]
     return lines
 

@@ -1,0 +1,88 @@
+"""Small real sites for tests: write site.toml and articles into a folder."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any, Mapping
+
+REPO = Path(__file__).resolve().parents[1]
+SHA = "a" * 64
+REV = "0123456789abcdef0123456789abcdef01234567"
+SOURCE_URL = f"https://github.com/example/bench/blob/{REV}/README.md"
+
+SITE_TOML = """\
+title = "Test Evidence"
+description = "A site built by the tests."
+base_url = "https://example.org/sub/"
+language = "en"
+footer = "AI-assisted writing, sources checked by the site. No independent model tests."
+
+[[sections]]
+id = "guides"
+title = "Guides"
+"""
+
+
+def result(label: str = "Decode at C1", value: Any = 42.5, **overrides: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "label": label,
+        "metric": "decode_rate",
+        "value": value,
+        "unit": "tokens/s",
+        "statistic": "one run",
+        "uncertainty": None,
+        "conditions": {
+            "system": "1 x DGX Spark",
+            "experiment_date": "2026-10-01",
+            "concurrency": 1,
+            "node_count": 1, "model": "m", "model_artifact": None, "model_revision": None, "engine": "vLLM",
+            "runtime_execution_revision": None, "weight_precision": None, "kv_dtype": None,
+            "input_tokens": 128, "output_tokens": 256, "temperature": 0, "thinking": False,
+            "cache_state": None, "repetitions": 1, "context_limit_tokens": None,
+        },
+        "evidence_state": "source_reported",
+        "site_reproduced": False,
+        "evidence_url": SOURCE_URL + "#L10",
+        "source_document_sha256": SHA,
+        "source_record_id": "example-record",
+    }
+    entry.update(overrides)
+    return entry
+
+
+def export(*results: dict[str, Any], **sections: Any) -> dict[str, Any]:
+    document: dict[str, Any] = {"facts": [], "reported_results": list(results), "conditions": {}}
+    document.update(sections)
+    return document
+
+
+def article(
+    title: str = "A test article",
+    body: str = "Some text.\n\n## First part\n\nMore text.\n",
+    export_doc: Mapping[str, Any] | None = None,
+    extra_front: str = "",
+) -> str:
+    front = f'title: "{title}"\nsummary: "What the test article shows."\nchecked: 2026-10-18\n' + extra_front
+    if export_doc is not None:
+        front += f'sources:\n  - publisher: example\n    url: "{SOURCE_URL}"\n    revision: "{REV}"\n    sha256: "{SHA}"\n'
+    text = f"---\n{front}---\n\n{textwrap.dedent(body).strip()}\n"
+    if export_doc is not None:
+        text += "\n```json export\n" + json.dumps(export_doc, indent=2) + "\n```\n"
+    return text
+
+
+def make_site(root: Path, pages: Mapping[str, str], site_toml: str = SITE_TOML) -> Path:
+    """Write ``pages`` (path under content/ -> text) and site.toml into ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "site.toml").write_text(site_toml, encoding="utf-8")
+    for rel, text in pages.items():
+        path = root / "content" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}

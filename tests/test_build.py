@@ -1,0 +1,231 @@
+"""End-to-end builds of small sites and of the project's own content/."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from evidencepress.cli import main
+from sitekit import REPO, article, export, make_site, result, tree
+
+CHART = """
+```chart
+id: decode
+kind: bar
+title: Decode rate
+alt: Decode rate of two runs.
+panels:
+  - select:
+      where: {metric: decode_rate}
+```
+"""
+
+
+def build(root: Path, *args: str) -> tuple[int, str]:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *args])
+    return outcome.exit_code, outcome.output
+
+
+def small_site(root: Path) -> Path:
+    data = export(result("Run A", 42.5), result("Run B", 40.0))
+    body = "Intro with a [link](/guides/b/).\n\n## Results\n\n" + CHART + "\n## Reading\n\nText ~~old~~.\n"
+    return make_site(root, {
+        "guides/a.md": article("Article A", body, data),
+        "guides/b.md": article("Article B", "Back to [A](/guides/a/#results)."),
+        "about.md": article("About", "A top-level page."),
+    })
+
+
+def test_build_writes_every_page_with_json_and_markdown(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    code, output = build(root)
+    assert code == 0, output
+    files = tree(root / "_site")
+    for folder in ("", "guides/", "guides/a/", "guides/b/", "about/"):
+        for name in ("index.html", "index.json", "index.md"):
+            assert folder + name in files, folder + name
+    assert "guides/a/decode.svg" in files
+    assert files["guides/a/decode.svg"].startswith(b"<?xml")
+    assert "static/style.css" in files
+    assert "schema/export.schema.json" in files and "schema/conditions.schema.json" in files
+    assert tree(root / "exports") == {"about.json": files["about/index.json"], "guides/a.json": files["guides/a/index.json"],
+                                      "guides/b.json": files["guides/b/index.json"]}
+
+
+def test_index_json_is_the_export_with_a_leading_page_envelope(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    build(root)
+    text = (root / "_site/guides/a/index.json").read_text()
+    document = json.loads(text)
+    assert list(document) == ["page", "facts", "reported_results", "conditions"]
+    page = document["page"]
+    assert page["url"] == "https://example.org/sub/guides/a/"
+    assert page["md_url"] == "https://example.org/sub/guides/a/index.md"
+    assert page["checked"] == "2026-10-18" and page["updated"] is None
+    assert page["sources"][0]["pinned"] is True
+    assert page["charts"] == [{"id": "decode", "file": "https://example.org/sub/guides/a/decode.svg", "kind": "bar",
+                               "plotted": ["Run A", "Run B"]}]
+    assert page["schema"].endswith("/export.schema.json")
+    source = (root / "content/guides/a.md").read_text()
+    authored = json.loads(source.split("```json export\n")[1].split("\n```")[0])
+    assert {k: v for k, v in document.items() if k != "page"} == authored
+    assert json.dumps(document["reported_results"]) == json.dumps(authored["reported_results"])
+
+
+def test_page_without_export_gets_empty_export(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    build(root)
+    document = json.loads((root / "_site/guides/b/index.json").read_text())
+    assert document["facts"] == [] and document["reported_results"] == [] and document["conditions"] == {}
+
+
+def test_html_has_article_parts(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    build(root)
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert "<h1>Article A</h1>" in html
+    assert "What the test article shows." in html
+    assert 'datetime="2026-10-18"' in html
+    assert '<a href="#results">Results</a>' in html  # table of contents
+    assert '<h2 id="results">Results</h2>' in html
+    assert '<a href="../b/">link</a>' in html  # site paths become relative
+    assert "<s>old</s>" in html
+    assert "Original sources and conditions" in html and "badge-pinned" in html
+    assert "AI-assisted writing, sources checked by the site." in html
+    assert 'href="index.json"' in html and 'href="index.md"' in html
+    assert '<img src="decode.svg" alt="Decode rate of two runs."' in html
+    assert "<details" in html and "<td>Run A</td>" in html
+    assert "```" not in html and '"reported_results"' not in html  # the export fence is not in the body
+
+
+def test_home_lists_sections_newest_first(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    (root / "content/guides/c.md").write_text(article("Article C").replace("2026-10-18", "2026-11-01"))
+    build(root)
+    html = (root / "_site/index.html").read_text()
+    assert html.index("Article C") < html.index("Article A") < html.index("Article B")
+    assert html.index("Guides") < html.index("About")
+    assert "Article C" in (root / "_site/guides/index.html").read_text()
+
+
+def test_markdown_dialect(tmp_path: Path) -> None:
+    body = """
+    | name | value |
+    |:-----|------:|
+    | a    | 1     |
+
+    Footnote here.[^1] Autolink https://example.org/x and <https://example.org/y>.
+
+    <script>alert(1)</script>
+
+    [^1]: The note.
+    """
+    root = make_site(tmp_path, {"guides/a.md": article("A", body)})
+    assert build(root)[0] == 0
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert '<th style="text-align:right">value</th>' in html
+    assert 'class="footnotes"' in html
+    assert '<a href="https://example.org/x">https://example.org/x</a>' in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html and "<script>" not in html
+
+
+def test_base_url_option_and_out(tmp_path: Path) -> None:
+    root = small_site(tmp_path / "site")
+    out = tmp_path / "public"
+    code, _ = build(root, "--out", str(out), "--base-url", "https://user.github.io/site")
+    assert code == 0
+    page = json.loads((out / "guides/a/index.json").read_text())["page"]
+    assert page["url"] == "https://user.github.io/site/guides/a/"
+    assert not (root / "_site").exists()
+
+
+def test_drafts_are_built_only_with_drafts(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    (root / "content/guides/d.md").write_text(article("Draft", extra_front="draft: true\n"))
+    build(root)
+    assert not (root / "_site/guides/d").exists()
+    build(root, "--drafts")
+    assert (root / "_site/guides/d/index.html").exists()
+
+
+def test_assets_are_copied(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    (root / "content/assets").mkdir()
+    (root / "content/assets/diagram.svg").write_bytes(b"<svg/>")
+    (root / "content/guides/b.md").write_text(article("B", "![A diagram](/assets/diagram.svg)"))
+    assert build(root)[0] == 0
+    assert (root / "_site/assets/diagram.svg").read_bytes() == b"<svg/>"
+    assert 'src="../../assets/diagram.svg"' in (root / "_site/guides/b/index.html").read_text()
+
+
+def test_failed_build_leaves_previous_output_untouched(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    assert build(root)[0] == 0
+    before_site, before_exports = tree(root / "_site"), tree(root / "exports")
+    (root / "content/guides/b.md").write_text(article("B", "A [broken](/guides/missing/) link."))
+    code, output = build(root)
+    assert code == 1
+    assert "broken internal link" in output
+    assert tree(root / "_site") == before_site
+    assert tree(root / "exports") == before_exports
+    assert sorted(p.name for p in root.iterdir()) == [".cache", "_site", "content", "exports", "site.toml"]
+
+
+def test_check_reports_stale_exports_and_writes_nothing(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    outcome = CliRunner().invoke(main, ["check", "--root", str(root)])
+    assert outcome.exit_code == 1
+    assert "exports: error: exports/ is stale: run `make build` [exports]" in outcome.output
+    assert not (root / "_site").exists()
+    build(root)
+    assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 0
+
+
+def test_missing_site_toml_is_a_usage_error(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(tmp_path)])
+    assert outcome.exit_code == 2
+    assert "site.toml: error: site.toml not found [config]" in outcome.output
+
+
+def _build_in_subprocess(root: Path, out: Path, env_overrides: dict[str, str], jobs: str) -> None:
+    env = dict(os.environ, **env_overrides)
+    subprocess.run([sys.executable, "-m", "evidencepress.cli", "build", "--root", str(root), "--out", str(out),
+                    "--jobs", jobs, "--no-cache"], check=True, env=env, capture_output=True)
+
+
+def test_builds_are_byte_identical_across_time_zone_locale_hash_seed_and_jobs(tmp_path: Path) -> None:
+    root = small_site(tmp_path / "site")
+    _build_in_subprocess(root, tmp_path / "one", {"TZ": "UTC", "LC_ALL": "C", "PYTHONHASHSEED": "1"}, "1")
+    _build_in_subprocess(root, tmp_path / "two", {"TZ": "Asia/Kolkata", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "4242"}, "2")
+    one, two = tree(tmp_path / "one"), tree(tmp_path / "two")
+    assert one.keys() == two.keys()
+    assert [name for name in one if one[name] != two[name]] == []
+
+
+def copy_project(target: Path) -> Path:
+    """The project's own site, copied so that a test build never writes into the repository."""
+    for name in ("content", "schema", "templates", "exports"):
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, target / name)
+    shutil.copy(REPO / "site.toml", target / "site.toml")
+    return target
+
+
+def test_project_content_builds_end_to_end(tmp_path: Path) -> None:
+    root = copy_project(tmp_path / "project")
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "2"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "0 errors" in outcome.output or outcome.output.startswith("built")
+    files = tree(root / "_site")
+    pages = [name for name in files if name.endswith("index.html")]
+    assert len(pages) >= 26  # 22 guides, for-ai, the checklist, home, sections
+    for name in pages:
+        folder = name[: -len("index.html")]
+        assert folder + "index.json" in files and folder + "index.md" in files
+    assert any(name.endswith(".svg") for name in files)

@@ -221,6 +221,11 @@ def _newest_first(pages: Any) -> tuple[Page, ...]:
 
 def navigation(pages: Sequence[Page], config: SiteConfig) -> tuple[NavItem, ...]:
     items = [NavItem(g.title, g.url) for g in _groups(pages, config) if g.url]
-    items += [NavItem(p.front.title if len(p.front.title) <= 24 else p.url.strip("/"), p.url)
-              for p in sorted(pages, key=lambda p: p.url) if not p.section]
+    items += [NavItem(_short_title(p.front.title), p.url) for p in sorted(pages, key=lambda p: p.url) if not p.section]
     return tuple(items)
+
+
+def _short_title(title: str, limit: int = 28) -> str:
+    """A navigation label: the title, or its part before a colon when the title is long."""
+    head = title.split(":", 1)[0].strip()
+    return title if len(title) <= limit or len(head) > limit else head

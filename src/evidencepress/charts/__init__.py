@@ -1,0 +1,58 @@
+"""The charts stage: chart fences -> plans -> deterministic SVG.
+
+``plan_chart`` parses and validates one chart fence against the page's
+export and returns a :class:`ChartPlan` (pure; matplotlib is not imported).
+``render_charts`` draws plans to SVG bytes, in parallel, through a
+content-addressed cache; a warm cache never imports matplotlib.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..diagnostics import Location, Problem, error
+from ..model import Document, Fence
+from .model import ChartPlan, ChartRow, LegendItem, PanelPlan, Point, Slot, Whisker
+from .plan import build_plan
+from .render import render_charts
+from .spec import parse_spec
+from .style import RENDERER_VERSION
+
+__all__ = [
+    "ChartPlan",
+    "ChartRow",
+    "LegendItem",
+    "PanelPlan",
+    "Point",
+    "Slot",
+    "Whisker",
+    "RENDERER_VERSION",
+    "duplicate_ids",
+    "plan_chart",
+    "render_charts",
+]
+
+
+def plan_chart(fence: Fence, export: Document | None, file: str) -> tuple[ChartPlan | None, list[Problem]]:
+    """Parse + validate the chart fence, select its values from ``export`` and apply every guard.
+
+    Returns the plan (None when there is any error) and the problems found.
+    """
+    spec, doc, problems = parse_spec(fence, file)
+    if spec is None or doc is None:
+        return None, problems
+    return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line)
+
+
+def duplicate_ids(plans: Sequence[ChartPlan]) -> list[Problem]:
+    """An error for each chart whose id repeats an earlier chart's id in the same page."""
+    first: dict[str, Location] = {}
+    problems: list[Problem] = []
+    for plan in plans:
+        if plan.id in first:
+            seen = first[plan.id]
+            message = f"chart id {plan.id!r} is already used on line {seen.line}; ids are unique in a page"
+            problems.append(error(plan.location, message, "chart-id", "id", f"the chart is written to {plan.id}.svg"))
+        else:
+            first[plan.id] = plan.location
+    return problems

@@ -1,0 +1,155 @@
+"""Bar panels: one bar per entry, grouped by series, error bars only from the data."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from .. import layout, style
+from ..model import PanelPlan, Point
+from .common import (
+    Frame,
+    add_axes,
+    categories_on,
+    extent,
+    fit_left,
+    horizontal_axes,
+    measure,
+    not_reported,
+    padded_limits,
+    series_color,
+    stacked,
+    value_axis,
+    whisker_offsets,
+)
+
+BAR_FILL = 0.78  # share of a vertical slot covered by its bars
+MAX_BAR_PX = 96  # widest vertical bar
+
+
+def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    if panel.horizontal:
+        _horizontal(fig, frame, panel)
+    else:
+        _vertical(fig, frame, panel)
+
+
+def _horizontal(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    ax, width = horizontal_axes(fig, frame, panel)
+    labels = [_value_label(p) for p in panel.points]
+    low, high = extent(panel.points, include_zero=True)
+    room = max((measure(t, style.SIZE_VALUE) for t in labels), default=0) + 10
+    ax.set_xlim(*padded_limits(low, high, width, room if low < 0 else 0, room if high > 0 else 0))
+    for index, y in stacked(panel):
+        _bar(ax, panel, panel.points[index], y, labels[index], horizontal=True)
+    ax.axvline(0, color=style.MUTED, linewidth=0.8)
+
+
+def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    box = panel.box
+    low, high = extent(panel.points, include_zero=True)
+    left = style.PAD_X + layout.VALUE_AXIS_RESERVE
+    width = frame.width - style.PAD_X - left
+    ax = add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
+    ax.set_ylim(*padded_limits(low, high, box.plot_height, 18 if low < 0 else 0, 18 if high > 0 else 0))
+    ax.set_xlim(-0.5, len(panel.slots) - 0.5)
+    slot_px = width / max(len(panel.slots), 1)
+    fill = min(BAR_FILL, MAX_BAR_PX * max(len(s.points) for s in panel.slots) / slot_px)
+    for position, slot in enumerate(panel.slots):
+        n = len(slot.points)
+        thickness = fill / n
+        for k, index in enumerate(slot.points):
+            point = panel.points[index]
+            x = position - fill / 2 + (k + 0.5) * thickness
+            text = _value_label(point)
+            fits = measure(text, style.SIZE_VALUE) <= thickness * slot_px + 8
+            _bar(ax, panel, point, x, text if fits else "", horizontal=False, thickness=thickness)
+    categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
+    value_axis(ax, "y")
+    fit_left(ax, frame, box.plot_top, box.plot_height)
+    ax.axhline(0, color=style.MUTED, linewidth=0.8)
+    fig.text(
+        frame.x(style.PAD_X),
+        frame.y(box.plot_top - 6),
+        panel.unit,
+        fontsize=style.SIZE_TICK,
+        color=style.INK,
+        va="bottom",
+    )
+
+
+def _bar(
+    ax: Axes,
+    panel: PanelPlan,
+    point: Point,
+    at: float,
+    label: str,
+    horizontal: bool,
+    thickness: float = style.BAR_PX * 0.8,
+) -> None:
+    if point.value is None:
+        not_reported(ax, 0, at, horizontal)
+        return
+    color = series_color(panel, point)
+    offsets = whisker_offsets(point)
+    if horizontal:
+        ax.barh([at], [point.value], height=thickness, color=color, zorder=2)
+        if offsets:
+            ax.errorbar(
+                [point.value],
+                [at],
+                xerr=[offsets[0], offsets[1]],
+                fmt="none",
+                ecolor=style.INK,
+                elinewidth=1.2,
+                capsize=3.5,
+                capthick=1.2,
+                zorder=3,
+            )
+    else:
+        ax.bar([at], [point.value], width=thickness, color=color, zorder=2)
+        if offsets:
+            ax.errorbar(
+                [at],
+                [point.value],
+                yerr=[offsets[0], offsets[1]],
+                fmt="none",
+                ecolor=style.INK,
+                elinewidth=1.2,
+                capsize=3.5,
+                capthick=1.2,
+                zorder=3,
+            )
+    if label:
+        _annotate(ax, point, at, label, horizontal)
+
+
+def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -> None:
+    assert point.value is not None
+    low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
+    negative = point.value < 0
+    end = min(point.value, low) if negative else max(point.value, high)
+    sign = -1 if negative else 1
+    align: dict[str, Any]
+    if horizontal:
+        xy, offset = (end, at), (sign * 5, 0)
+        align = dict(ha="right" if negative else "left", va="center")
+    else:
+        xy, offset = (at, end), (0, sign * 4)
+        align = dict(ha="center", va="top" if negative else "bottom")
+    ax.annotate(
+        label,
+        xy,
+        xytext=offset,
+        textcoords="offset points",
+        fontsize=style.SIZE_VALUE,
+        color=style.INK,
+        annotation_clip=False,
+        **align,
+    )
+
+
+def _value_label(point: Point) -> str:
+    return "" if point.value is None else style.display_number(point.value)

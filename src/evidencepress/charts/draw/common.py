@@ -1,0 +1,277 @@
+"""Drawing helpers shared by every kind: pixel frame, text measure, axes, legend.
+
+Everything is placed in CSS pixels from the figure's top-left corner (the
+plan's layout) and converted to figure fractions here.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.font_manager import FontProperties
+from matplotlib.legend_handler import HandlerLine2D
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+from matplotlib.textpath import text_to_path
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from .. import style
+from ..model import LegendItem, PanelPlan, Point
+
+WHISKER_KINDS = ("sd", "range", "ci", "interval")
+VERTICAL = "vertical value axis"  # label of the axes whose left edges are aligned
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Pixel geometry of the figure."""
+
+    width: int
+    height: int
+    label_px: float = 0.0  # category-label column shared by the chart's horizontal panels
+
+    def x(self, px: float) -> float:
+        return px / self.width
+
+    def y(self, px: float) -> float:
+        return 1 - px / self.height
+
+    def rect(self, left: float, top: float, width: float, height: float) -> tuple[float, float, float, float]:
+        return left / self.width, 1 - (top + height) / self.height, width / self.width, height / self.height
+
+
+@functools.cache
+def measure(text: str, size: float, bold: bool = False) -> float:
+    """Width in px of ``text`` (widest line) as drawn in the bundled font."""
+    prop = FontProperties(family=style.FONT_FAMILY, size=size, weight="bold" if bold else "normal")
+    widest = max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0] for line in text.split("\n"))
+    return float(widest) * style.PX_PER_PT
+
+
+def label_column(panels: Sequence[PanelPlan]) -> float:
+    """Width of the category-label column shared by horizontal panels."""
+    lines = ["\n".join(s.lines) for panel in panels if panel.horizontal for s in panel.slots]
+    widest = max((measure(text, style.SIZE_TICK) for text in lines), default=0.0)
+    return widest + 8 * style.PX_PER_PT + 4  # the tick label pad (8 pt) and a margin
+
+
+def add_axes(fig: Figure, frame: Frame, left: float, top: float, width: float, height: float) -> Axes:
+    ax = fig.add_axes(frame.rect(left, top, width, height))
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    for side in ("left", "bottom"):
+        ax.spines[side].set_color(style.MUTED)
+        ax.spines[side].set_linewidth(0.8)
+    ax.tick_params(colors=style.INK, labelsize=style.SIZE_TICK, length=3, width=0.8)
+    ax.set_facecolor("white")
+    return ax
+
+
+def value_axis(ax: Axes, which: Literal["x", "y"]) -> None:
+    """Gridlines and plain number labels on the value axis ("x" or "y")."""
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    axis.set_major_locator(MaxNLocator(nbins=6 if which == "x" else 5))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: style.display_number(v)))
+    ax.grid(True, axis=which, color=style.GRID, linewidth=0.8)
+    ax.set_axisbelow(True)
+
+
+def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
+    """Category tick labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
+    if which == "y":
+        ax.set_yticks(list(positions), list(labels), linespacing=1.2)
+        ax.tick_params(axis="y", length=0, pad=8)
+        ax.spines["left"].set_visible(False)
+    else:
+        ax.set_xticks(list(positions), list(labels), linespacing=1.2)
+        ax.tick_params(axis="x", length=0, pad=6)
+
+
+def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:
+    """Data limits that leave ``before_px`` / ``after_px`` free around [low, high]."""
+    span = high - low or abs(high) or 1.0
+    usable = max(axes_px - before_px - after_px, axes_px * 0.3)
+    scale = span / usable
+    return low - before_px * scale, high + after_px * scale
+
+
+def extent(points: Sequence[Point], include_zero: bool) -> tuple[float, float]:
+    """The smallest and largest drawn value (whiskers and observations included)."""
+    values: list[float] = [0.0] if include_zero else []
+    for point in points:
+        if point.value is not None:
+            values.append(float(point.value))
+            if point.whisker is not None:
+                values += point.whisker.bounds(point.value)
+        values += [float(v) for v in point.observations]
+        if point.whisker is not None and point.whisker.kind != "sd":
+            values += point.whisker.bounds(0)
+    return (min(values), max(values)) if values else (0.0, 1.0)
+
+
+def series_color(panel: PanelPlan, point: Point) -> str:
+    if point.series and point.series in panel.series:
+        return style.series_color(panel.series.index(point.series))
+    return style.PALETTE[0]
+
+
+def whisker_offsets(point: Point) -> tuple[list[float], list[float]] | None:
+    """Errorbar offsets (below, above) of a point's whisker, or None."""
+    if point.whisker is None or point.value is None:
+        return None
+    low, high = point.whisker.bounds(point.value)
+    return [max(point.value - low, 0.0)], [max(high - point.value, 0.0)]
+
+
+def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
+    """A labelled marker where a value is null: never a zero-length bar."""
+    ax.plot(
+        [x],
+        [y],
+        marker="D",
+        markersize=6,
+        markerfacecolor="white",
+        markeredgecolor=style.NOT_REPORTED,
+        markeredgewidth=1.2,
+        linestyle="none",
+        zorder=4,
+        clip_on=False,
+    )
+    align: dict[str, Any] = dict(ha="left", va="center") if horizontal else dict(ha="center", va="bottom")
+    offset = (7, 0) if horizontal else (0, 7)
+    ax.annotate(
+        style.LEGEND_NOT_REPORTED,
+        (x, y),
+        xytext=offset,
+        textcoords="offset points",
+        fontsize=style.SIZE_VALUE,
+        color=style.NOT_REPORTED,
+        fontstyle="italic",
+        annotation_clip=False,
+        **align,
+    )
+
+
+def source_headers(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    """Label each block of a panel whose sources are kept apart, with a rule between blocks."""
+    if not panel.separate_sources:
+        return
+    top = panel.box.plot_top
+    for index, slot in enumerate(panel.slots):
+        if index and panel.slots[index - 1].block == slot.block:
+            continue
+        y = top + slot.start - style.SOURCE_HEADER
+        if index:
+            fig.add_artist(
+                Line2D(
+                    [frame.x(style.PAD_X), frame.x(frame.width - style.PAD_X)],
+                    [frame.y(y + 1)] * 2,
+                    color=style.MUTED,
+                    linewidth=0.8,
+                    linestyle=(0, (4, 3)),
+                )
+            )
+        fig.text(
+            frame.x(style.PAD_X),
+            frame.y(y + 5),
+            f"source: {slot.source or 'not reported'}",
+            va="top",
+            fontsize=style.SIZE_SOURCE,
+            color=style.MUTED,
+            fontstyle="italic",
+        )
+
+
+def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    """The panel's legend rows, left-aligned under its title."""
+    top = panel.box.top + len(panel.box.title_lines) * style.PANEL_TITLE_LINE
+    for number, row in enumerate(panel.box.legend_rows):
+        items = [panel.legend[i] for i in row]
+        handles = [_handle(item, panel.kind) for item in items]
+        whisker = HandlerLine2D(numpoints=2)
+        handler_map = {h: whisker for h, item in zip(handles, items) if item.kind in WHISKER_KINDS}
+        fig.legend(
+            handles,
+            [item.label for item in items],
+            loc="upper left",
+            ncols=len(items),
+            frameon=False,
+            bbox_to_anchor=(frame.x(style.PAD_X - 2), frame.y(top + number * style.LEGEND_ROW + 1)),
+            fontsize=style.SIZE_LEGEND,
+            handlelength=1.8,
+            handletextpad=0.5,
+            columnspacing=1.4,
+            borderaxespad=0,
+            borderpad=0,
+            numpoints=1,
+            handler_map=handler_map,
+        )
+
+
+def _handle(item: LegendItem, kind: str) -> Patch | Line2D:
+    if item.kind == "series":
+        if kind == "bar":
+            return Patch(facecolor=item.color, edgecolor="none")
+        return Line2D([], [], color=item.color, marker="o", markersize=6, linewidth=2 if kind == "line" else 0)
+    if item.kind in WHISKER_KINDS:
+        return Line2D([], [], color=item.color, linewidth=1.2, marker="|", markersize=8, markeredgewidth=1.2)
+    if item.kind == "observation":
+        return Line2D(
+            [], [], linestyle="none", marker="o", markersize=6, markerfacecolor="none", markeredgecolor=style.INK
+        )
+    if item.kind == "median":
+        return Line2D([], [], linestyle="none", marker="|", markersize=13, markeredgewidth=2.2, color=style.INK)
+    if item.kind == "reference":
+        return Line2D([], [], color=style.MUTED, linewidth=1.2, linestyle=(0, (4, 3)))
+    return Line2D([], [], linestyle="none", marker="o", markersize=6, color=style.INK)
+
+
+def fit_left(ax: Axes, frame: Frame, top: float, height: float) -> float:
+    """Move a vertical panel's axes so its value tick labels just fit; returns the axes' left px."""
+    low, high = sorted(ax.get_ylim())
+    ticks = [v for v in ax.yaxis.get_major_locator()() if low <= v <= high]
+    widest = max((measure(style.display_number(v), style.SIZE_TICK) for v in ticks), default=0.0)
+    left = style.PAD_X + widest + 10
+    ax.set_position(frame.rect(left, top, frame.width - style.PAD_X - left, height))
+    ax.set_label(VERTICAL)
+    return left
+
+
+def align_vertical(fig: Figure) -> None:
+    """Give every vertical panel of the chart the same left edge (the widest tick labels)."""
+    axes = [ax for ax in fig.axes if ax.get_label() == VERTICAL]
+    if len(axes) < 2:
+        return
+    left = max(ax.get_position().x0 for ax in axes)
+    for ax in axes:
+        box = ax.get_position()
+        ax.set_position((left, box.y0, box.x1 - left, box.height))
+
+
+def stacked(panel: PanelPlan) -> list[tuple[int, float]]:
+    """(point index, y px) of every point of a horizontal panel, series one under the other."""
+    rows: list[tuple[int, float]] = []
+    for slot in panel.slots:
+        n = len(slot.points)
+        for k, index in enumerate(slot.points):
+            rows.append((index, slot.start + slot.size / 2 - n * style.BAR_PX / 2 + (k + 0.5) * style.BAR_PX))
+    return rows
+
+
+def horizontal_axes(fig: Figure, frame: Frame, panel: PanelPlan) -> tuple[Axes, float]:
+    """Axes of a horizontal panel: category labels on the left, value axis below; and its width."""
+    box = panel.box
+    left = style.PAD_X + frame.label_px
+    width = frame.width - style.PAD_X - left
+    ax = add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
+    ax.set_ylim(box.plot_height, 0)
+    categories_on(ax, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
+    value_axis(ax, "x")
+    ax.set_xlabel(panel.unit, fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
+    source_headers(fig, frame, panel)
+    return ax, width

@@ -1,0 +1,42 @@
+"""Raw observations: a ``y`` that yields a list of numbers, drawn as dots with a derived median."""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from ..diagnostics import Problem
+from . import style
+from .entry import Context, Extracted, describe, entry_name, plain_row, unit_text
+from .model import Point, Whisker
+from .select import Selected
+from .uncertainty import is_number
+
+
+def observations(
+    item: Selected, values: list[Any], common: dict[str, Any], unit: Any, ctx: Context
+) -> tuple[Extracted | None, list[Problem]]:
+    bad = [v for v in values if not (v is None or is_number(v))]
+    if bad:
+        return None, [
+            ctx.problem(
+                "y",
+                f"raw observations ({ctx.panel.y}) of {entry_name(item)} include {describe(bad[0])}",
+                "chart-kind",
+                "observations must be numbers (or null when not reported)",
+            )
+        ]
+    numbers = tuple(v for v in values if v is not None)
+    median = statistics.median(numbers) if numbers else None
+    whisker = Whisker("range", style.LEGEND_RANGE, low=min(numbers), high=max(numbers)) if numbers else None
+    point = Point(value=None, observations=numbers, median=median, whisker=whisker, **common)
+    shown_unit = unit_text(unit, ctx)
+    rows = [
+        plain_row(point, v, shown_unit, f"raw observation {i} of {len(values)}", item, ctx)
+        for i, v in enumerate(values, 1)
+    ]
+    if median is not None:
+        rows.append(plain_row(point, median, shown_unit, "median of the raw observations (derived)", item, ctx))
+    missing = len(values) - len(numbers)
+    notes = (f"{point.label}: {missing} of {len(values)} observations not reported",) if missing else ()
+    return Extracted(point, tuple(rows), notes, unit if isinstance(unit, str) else None), []

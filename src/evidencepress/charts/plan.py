@@ -1,0 +1,287 @@
+"""Spec + export -> ChartPlan: selection, guards, categories, legend, layout, cache key."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib.metadata
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..diagnostics import Location, Problem
+from ..model import Positions
+from . import guards, layout, style
+from .entry import Context, Extracted
+from .model import ChartPlan, ChartRow, ChartSpec, LegendItem, PanelBox, PanelPlan, PanelSpec, Point
+from .select import select_entries
+from .values import extract
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """A panel before layout."""
+
+    plan: PanelPlan  # with an empty box; placed by ``_place``
+    rows: tuple[ChartRow, ...]
+    notes: tuple[str, ...]
+
+
+def build_plan(
+    spec: ChartSpec, export: Any, positions: Positions, fence_line: int
+) -> tuple[ChartPlan | None, list[Problem]]:
+    panels: list[_Panel] = []
+    problems: list[Problem] = []
+    for panel in spec.panels:
+        built, found = _panel(panel, export, positions)
+        problems += found
+        if built is not None:
+            panels.append(built)
+    if problems:
+        return None, problems
+    if any(p.plan.kind == "bar" and p.plan.horizontal for p in panels):
+        panels = [replace(p, plan=_turn_horizontal(p.plan)) if p.plan.kind == "bar" else p for p in panels]
+    return _chart(spec, panels, positions, fence_line), []
+
+
+def _turn_horizontal(plan: PanelPlan) -> PanelPlan:
+    """Bar panels of one chart share an orientation: horizontal when any needs it."""
+    if plan.horizontal:
+        return plan
+    groups = [layout.Group(s.label, s.source, s.block, s.points) for s in plan.slots]
+    slots, height = layout.place_slots(groups, True, True, plan.separate_sources)
+    return replace(plan, horizontal=True, slots=slots, box=replace(plan.box, plot_height=height))
+
+
+def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel | None, list[Problem]]:
+    selected, problems = select_entries(panel, export, positions)
+    if problems:
+        return None, problems
+    ctx = Context(panel, positions)
+    extracted: list[Extracted] = []
+    for item in selected:
+        result, found = extract(item, ctx)
+        problems += found
+        if result is not None:
+            extracted.append(result)
+    if problems:
+        return None, _merge(problems)
+    unit, problems = guards.panel_unit(panel, extracted, positions)
+    x_numeric = False
+    if panel.kind == "line":
+        x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)
+        problems += found
+    points = [e.point for e in extracted]
+    separate = guards.separate_sources(points, export)
+    if panel.kind == "line" and separate and panel.series is None:
+        points = [replace(p, series=p.source) for p in points]
+    series = (
+        tuple(dict.fromkeys(p.series for p in points if p.series))
+        if panel.series or (separate and panel.kind == "line")
+        else ()
+    )
+    problems += guards.series_count(panel, series, positions)
+    if problems:
+        return None, problems
+    plan = _panel_plan(panel, tuple(points), unit, x_numeric, series, separate)
+    rows = tuple(row for e in extracted for row in e.rows)
+    notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
+    return _Panel(plan, rows, notes), []
+
+
+def _merge(problems: list[Problem]) -> list[Problem]:
+    """One problem per place and rule: the same mistake on many entries is reported once."""
+    groups: dict[tuple[Location, str, str], list[Problem]] = {}
+    for problem in problems:
+        groups.setdefault((problem.location, problem.rule, problem.json_path), []).append(problem)
+    merged = []
+    for group in groups.values():
+        more = len(group) - 1
+        extra = f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else ""
+        merged.append(replace(group[0], message=group[0].message + extra))
+    return merged
+
+
+def _panel_plan(
+    panel: PanelSpec, points: tuple[Point, ...], unit: str, x_numeric: bool, series: tuple[str, ...], separate: bool
+) -> PanelPlan:
+    kind = panel.kind
+    groups = _groups(points, separate and kind != "line", bool(series) and kind != "line")
+    horizontal = kind in ("range", "interval", "status") or (
+        kind == "bar" and layout.bar_is_horizontal(groups, separate)
+    )
+    if kind == "line":
+        horizontal = False
+        groups = [] if x_numeric else _categories(points)
+    columns = _status_columns(panel, series) if kind == "status" else ()
+    cell_lines = (
+        [max(len(_state_lines(points[i].state, len(columns))) for i in g.points) for g in groups]
+        if kind == "status"
+        else None
+    )
+    slots, plot_height = layout.place_slots(
+        groups, horizontal, kind != "status", separate and kind != "line", cell_lines
+    )
+    legend = _legend(kind, points, series, panel.reference)
+    box = PanelBox(0, 0, (), (), 0, layout.LINE_PLOT if kind == "line" else plot_height)
+    return PanelPlan(
+        title=panel.title,
+        kind=kind,
+        horizontal=horizontal,
+        unit=unit,
+        x_label=panel.x.rpartition(".")[2].replace("_", " ") if kind == "line" else "",
+        x_numeric=x_numeric,
+        points=points,
+        slots=slots,
+        series=series,
+        columns=columns,
+        separate_sources=separate,
+        reference=panel.reference,
+        legend=legend,
+        box=box,
+    )
+
+
+def _status_columns(panel: PanelSpec, series: tuple[str, ...]) -> tuple[str, ...]:
+    """Column headers of a status grid: the series, or the y field when the panel has no title."""
+    if series:
+        return series
+    return () if panel.title else (panel.y.rpartition(".")[2].replace("_", " "),)
+
+
+def _state_lines(state: str, columns: int) -> tuple[str, ...]:
+    if state in style.STATES:
+        return (state,)
+    return layout.status_lines(state, columns)
+
+
+def _groups(points: tuple[Point, ...], separate: bool, by_series: bool) -> list[layout.Group]:
+    """Categories in export order; with series, entries of the same label share a category.
+
+    When sources are kept apart, a change of source starts a new block and a
+    category never spans two blocks; nothing is ever sorted.
+    """
+    groups: list[layout.Group] = []
+    block = 0
+    for index, point in enumerate(points):
+        if separate and index and point.source != points[index - 1].source:
+            block += 1
+        target = next(
+            (
+                g
+                for g in groups
+                if by_series
+                and g.label == point.label
+                and g.block == block
+                and all(points[i].series != point.series for i in g.points)
+            ),
+            None,
+        )
+        if target is None:
+            groups.append(layout.Group(point.label, point.source if separate else "", block, (index,)))
+        else:
+            groups[groups.index(target)] = replace(target, points=target.points + (index,))
+    return groups
+
+
+def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
+    """The ordered x categories of a line panel, in order of first appearance."""
+    order: dict[str, list[int]] = {}
+    for index, point in enumerate(points):
+        order.setdefault(point.label, []).append(index)
+    return [layout.Group(label, "", 0, tuple(indices)) for label, indices in order.items()]
+
+
+def _legend(kind: str, points: tuple[Point, ...], series: tuple[str, ...], reference: Any) -> tuple[LegendItem, ...]:
+    items = [LegendItem("series", name, style.series_color(i)) for i, name in enumerate(series)]
+    if kind == "status":
+        return tuple(items)
+    if kind == "range" and any(p.observations for p in points):
+        items += [
+            LegendItem("observation", style.LEGEND_OBSERVATION, style.INK),
+            LegendItem("median", style.LEGEND_MEDIAN, style.INK),
+        ]
+    if kind == "range" and any(p.value is not None for p in points):
+        items.append(LegendItem("value", "reported value", style.INK))
+    if kind == "interval":
+        items.append(LegendItem("value", "estimate as reported", style.INK))
+    whiskers = dict.fromkeys((p.whisker.kind, p.whisker.legend) for p in points if p.whisker is not None)
+    coloured = kind in ("range", "interval") and not series  # their whiskers take the series colour
+    items += [LegendItem(kind_, label, style.PALETTE[0] if coloured else style.INK) for kind_, label in whiskers]
+    if reference is not None:
+        items.append(LegendItem("reference", f"reference ({style.display_number(reference)})", style.MUTED))
+    return tuple(items)
+
+
+def _chart(spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_line: int) -> ChartPlan:
+    heading = layout.title_lines(spec.title)
+    top = layout.panels_top(heading)
+    placed: list[PanelPlan] = []
+    for built in panels:
+        plan = _place(built.plan, top)
+        placed.append(plan)
+        top += plan.box.height + style.PANEL_GAP
+    notes = tuple(dict.fromkeys(note for built in panels for note in built.notes))
+    notes_text = layout.note_lines(notes)
+    notes_top = layout.notes_top([p.box for p in placed], layout.panels_top(heading), bool(notes))
+    plotted = tuple(dict.fromkeys(p.ident for plan in placed for p in plan.points))
+    chart = ChartPlan(
+        id=spec.id,
+        kind=spec.kind,
+        title=spec.title,
+        alt=spec.alt,
+        caption=spec.caption,
+        line=fence_line,
+        location=_id_location(positions, fence_line),
+        panels=tuple(placed),
+        notes=notes,
+        rows=tuple(row for built in panels for row in built.rows),
+        plotted=plotted,
+        width=style.WIDTH_PX,
+        height=layout.figure_height(notes_top, notes_text),
+        title_lines=heading,
+        note_lines=notes_text,
+        notes_top=notes_top,
+        cache_key="",
+    )
+    return replace(chart, cache_key=cache_key(chart))
+
+
+def _place(plan: PanelPlan, top: int) -> PanelPlan:
+    above = layout.above_plot(plan.kind, plan.horizontal, len(plan.columns))
+    below = layout.below_plot(plan.kind, plan.horizontal, plan.slots)
+    box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below)
+    return replace(plan, box=box)
+
+
+def _id_location(positions: Positions, fence_line: int) -> Location:
+    where = positions.of_key(("id",))
+    return where if where.line else Location(positions.file, fence_line, 1)
+
+
+_NOT_DRAWN = ("alt", "caption", "line", "location", "rows", "cache_key")
+
+
+def cache_key(plan: ChartPlan) -> str:
+    """sha256 of everything the drawing depends on: the chart as planned from its
+    spec and selected data, the renderer version and the matplotlib version."""
+    drawn = {f.name: getattr(plan, f.name) for f in dataclasses.fields(plan) if f.name not in _NOT_DRAWN}
+    payload = {"renderer": style.RENDERER_VERSION, "matplotlib": _matplotlib_version(), "chart": drawn}
+    text = json.dumps(payload, default=_plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    raise TypeError(f"cannot hash {type(value).__name__}")
+
+
+@functools.cache
+def _matplotlib_version() -> str:
+    """Read from the installed metadata: importing matplotlib here would cost a warm build ~0.5 s."""
+    try:
+        return importlib.metadata.version("matplotlib")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - matplotlib is a dependency
+        return "unknown"

@@ -1,0 +1,99 @@
+"""Draw plans to SVG: content-addressed cache first, then processes for the rest.
+
+A cache hit only reads a file: matplotlib is imported (by ``draw``) only when
+something has to be drawn, so an unchanged rebuild never pays for it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from multiprocessing.context import BaseContext
+from pathlib import Path
+
+from .model import ChartPlan
+
+Progress = Callable[[int, int], None]
+
+
+def render_charts(
+    plans: Sequence[ChartPlan], *, jobs: int, cache_dir: Path | None, progress: Progress | None = None
+) -> list[bytes]:
+    """SVG bytes for each plan, in order (``cache_dir`` None: no cache)."""
+    done: dict[str, bytes] = {}
+    for plan in plans:
+        cached = _read(cache_dir, plan.cache_key)
+        if cached is not None:
+            done[plan.cache_key] = cached
+    todo = list({plan.cache_key: plan for plan in plans if plan.cache_key not in done}.values())
+    total, count = len(plans), len(plans) - len(todo)
+    report = progress or (lambda _done, _total: None)
+    if count:
+        report(count, total)
+    for plan, svg in _draw(todo, jobs):
+        done[plan.cache_key] = svg
+        _write(cache_dir, plan.cache_key, svg)
+        count += 1
+        report(count, total)
+    return [done[plan.cache_key] for plan in plans]
+
+
+def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]:
+    """Yield (plan, svg) as drawings finish."""
+    if not todo:
+        return
+    from .draw import draw_chart  # matplotlib: only now that something must be drawn
+
+    if jobs <= 1 or len(todo) == 1:
+        for plan in todo:
+            yield plan, draw_chart(plan)
+        return
+    with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=_context()) as pool:
+        futures: dict[Future[bytes], ChartPlan] = {pool.submit(draw_chart, plan): plan for plan in todo}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _context() -> BaseContext:
+    """``fork`` when it is safe (POSIX, no other thread): workers start at once with matplotlib
+    already imported. Otherwise ``spawn``, whose workers import everything afresh."""
+    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("spawn")
+
+
+def cache_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / f"{key}.svg"
+
+
+def _read(cache_dir: Path | None, key: str) -> bytes | None:
+    if cache_dir is None:
+        return None
+    try:
+        return cache_path(cache_dir, key).read_bytes()
+    except OSError:
+        return None
+
+
+def _write(cache_dir: Path | None, key: str, svg: bytes) -> None:
+    """Write atomically (temp file + rename): a reader never sees half a file.
+
+    The cache only saves time: when it cannot be written the drawing is still returned.
+    """
+    if cache_dir is None:
+        return
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=cache_dir, prefix=f".{key}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(svg)
+        os.replace(temp, cache_path(cache_dir, key))
+    except OSError:
+        Path(temp).unlink(missing_ok=True)

@@ -1,0 +1,184 @@
+"""The chart fence: YAML -> literal-number check -> schema -> typed ChartSpec.
+
+A chart spec holds no data numbers. Numbers written where values are plotted
+(``y: 42``, a list of numbers, numbers in ``labels``) are reported before the
+schema runs, so the editor learns *why* they are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..diagnostics import Location, Problem, error
+from ..model import Document, Fence, JsonPath, Positions, dotted
+from ..yamlmap import load_yaml
+from .model import ChartSpec, PanelSpec, PointerSpec, SelectSpec
+from .schema import schema_problems
+
+_FIELD_KEYS = ("x", "y", "series", "interval")
+_LITERAL_HINT = "select entries with select.where / labels / ids / pointers and name their fields with x / y"
+
+
+def parse_spec(fence: Fence, file: str) -> tuple[ChartSpec | None, Document | None, list[Problem]]:
+    """The typed spec of a chart fence, its document (for positions) and the problems found."""
+    doc, problems = load_yaml(fence.content, file, fence.content_line, fence.indent)
+    if doc is None or problems:
+        return None, doc, problems
+    fence_at = Location(file, fence.line, 1)
+    if not isinstance(doc.value, dict):
+        message = "a chart fence holds a YAML mapping (id, kind, title, alt, panels)"
+        return None, doc, [error(fence_at, message, "chart-schema")]
+    literal = list(_literals(doc.value, (), doc.positions))
+    skip = frozenset(path for path, _ in literal)
+    problems = [p for _, p in literal] + schema_problems(doc.value, doc.positions, fence.line, skip)
+    if problems:
+        return None, doc, problems
+    spec = _build(doc.value)
+    problems = list(_combinations(spec, doc.positions))
+    return (None if problems else spec), doc, problems
+
+
+# --- numbers are never chart data -------------------------------------------
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _literals(value: Any, path: JsonPath, positions: Positions) -> Iterator[tuple[JsonPath, Problem]]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            child = path + (key,)
+            if key == "reference" and _is_panel(path):
+                continue
+            if _is_panel(path) and key in _FIELD_KEYS and _is_number(item):
+                yield child, _literal_problem(child, positions, f"{key}: {item} is a number")
+            else:
+                yield from _literals(item, child, positions)
+    elif isinstance(value, list):
+        numbers = [item for item in value if _is_number(item)]
+        if numbers:
+            shown = ", ".join(str(n) for n in numbers[:4]) + (", …" if len(numbers) > 4 else "")
+            yield path, _literal_problem(path, positions, f"a list of numbers ({shown})")
+            return
+        for index, item in enumerate(value):
+            yield from _literals(item, path + (index,), positions)
+
+
+def _is_panel(path: JsonPath) -> bool:
+    return len(path) == 2 and path[0] == "panels" and isinstance(path[1], int)
+
+
+def _literal_problem(path: JsonPath, positions: Positions, what: str) -> Problem:
+    key = path[-1] if path else ""
+    message = f"{what} written in the chart; plotted values come only from the page's export"
+    hint = _LITERAL_HINT
+    if key in ("labels", "ids"):
+        hint = f"{key} are the entries' text; quote them (\"1\") if the export's {key} look like numbers"
+    elif key in _FIELD_KEYS:
+        hint = f"{key} is a field path of the selected entries, e.g. {'value' if key == 'y' else 'label'}"
+    return error(positions.of_key(path), message, "chart-literal", dotted(path), hint)
+
+
+# --- typed spec -----------------------------------------------------------
+
+
+def _build(value: dict[str, Any]) -> ChartSpec:
+    kind = value["kind"]
+    panels = tuple(_panel(index, item, kind) for index, item in enumerate(value["panels"]))
+    return ChartSpec(
+        id=value["id"],
+        kind=kind,
+        title=value["title"],
+        alt=value["alt"],
+        caption=value.get("caption", ""),
+        panels=panels,
+    )
+
+
+def _panel(index: int, item: dict[str, Any], chart_kind: str) -> PanelSpec:
+    return PanelSpec(
+        index=index,
+        title=item.get("title", ""),
+        kind=item.get("kind", chart_kind),
+        select=_select(item["select"] or {}),
+        x=item.get("x", "label"),
+        y=item.get("y", "value"),
+        series=item.get("series"),
+        interval=item.get("interval"),
+        reference=item.get("reference"),
+        unit=item.get("unit"),
+        states=tuple((str(k), v) for k, v in (item.get("states") or {}).items()),
+        given=frozenset(item),
+    )
+
+
+def _select(item: dict[str, Any]) -> SelectSpec:
+    pointers = item.get("pointers")
+    return SelectSpec(
+        source=item.get("from"),
+        where=tuple((str(k), v) for k, v in (item.get("where") or {}).items()),
+        labels=tuple(item["labels"]) if "labels" in item else None,
+        ids=tuple(item["ids"]) if "ids" in item else None,
+        pointers=tuple(_pointer(p) for p in pointers) if pointers is not None else None,
+    )
+
+
+def _pointer(item: str | dict[str, str]) -> PointerSpec:
+    if isinstance(item, str):
+        return PointerSpec(item, None)
+    return PointerSpec(item["pointer"], item.get("label"))
+
+
+# --- keys that do not go together ------------------------------------------
+
+
+def _combinations(spec: ChartSpec, positions: Positions) -> Iterator[Problem]:
+    for panel in spec.panels:
+        base: JsonPath = ("panels", panel.index)
+        select = panel.select
+        if select.pointers is not None:
+            others = [
+                k
+                for k, v in (
+                    ("from", select.source is not None),
+                    ("where", select.where),
+                    ("labels", select.labels),
+                    ("ids", select.ids),
+                )
+                if v
+            ]
+            for key in others:
+                yield _bad(
+                    positions,
+                    base + ("select", key),
+                    f"{key} cannot be combined with select.pointers",
+                    "chart-select",
+                    "pointers pick single values by themselves; remove one of the two",
+                )
+            for key in ("x", "y", "series", "interval"):
+                if key in panel.given:
+                    yield _bad(
+                        positions,
+                        base + (key,),
+                        f"{key} does not apply to select.pointers",
+                        "chart-select",
+                        "the label comes from the pointer (or its label:), the value is the pointed value",
+                    )
+        if select.labels is not None and select.ids is not None:
+            yield _bad(positions, base + ("select", "ids"), "use either labels or ids, not both", "chart-select")
+        yield from _kind_keys(panel, base, positions)
+
+
+def _kind_keys(panel: PanelSpec, base: JsonPath, positions: Positions) -> Iterator[Problem]:
+    owners = {"reference": "interval", "interval": "interval", "states": "status"}
+    for key, kind in owners.items():
+        if key in panel.given and panel.kind != kind:
+            yield _bad(positions, base + (key,), f"{key} applies to {kind} panels, not {panel.kind}", "chart-kind")
+    if panel.kind == "status" and "unit" in panel.given:
+        yield _bad(positions, base + ("unit",), "status panels show states and have no unit", "chart-kind")
+
+
+def _bad(positions: Positions, path: JsonPath, message: str, rule: str, hint: str = "") -> Problem:
+    return error(positions.of_key(path), message, rule, dotted(path), hint)

@@ -1,0 +1,67 @@
+"""What an entry's ``uncertainty`` gives a chart: a whisker, a note, a line of text.
+
+Only the shapes of SPEC §4.1 draw anything: ``standard_deviation`` (± bar),
+``observed_min``/``observed_max`` (whisker, not a CI), ``ci95`` (interval).
+``spread_ratio`` and ``approximate`` are descriptive: no bar, a note instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from . import style
+from .model import Whisker
+
+
+def is_number(value: Any) -> bool:
+    """A finite JSON number (booleans are not numbers; NaN and Infinity are not JSON)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def authored(value: Any) -> str:
+    """A value as the export wrote it (JSON text)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def from_uncertainty(uncertainty: Any, label: str) -> tuple[Whisker | None, str]:
+    """The whisker an uncertainty gives (if any) and the note it needs (if any)."""
+    if not isinstance(uncertainty, dict):
+        return None, ""
+    sd = uncertainty.get("standard_deviation")
+    low, high = uncertainty.get("observed_min"), uncertainty.get("observed_max")
+    ci = uncertainty.get("ci95")
+    if is_number(sd):
+        return Whisker("sd", style.LEGEND_SD, sd=sd), ""
+    if is_number(low) and is_number(high):
+        return Whisker("range", style.LEGEND_RANGE, low=low, high=high), ""
+    if isinstance(ci, list) and len(ci) == 2 and all(is_number(v) for v in ci):
+        return Whisker("ci", style.LEGEND_CI, low=ci[0], high=ci[1]), ""
+    if "spread_ratio" in uncertainty:
+        ratio = authored(uncertainty["spread_ratio"])
+        return None, f"spread ratio {ratio} reported for {label}; descriptive only, no bar drawn"
+    if uncertainty.get("approximate") is True:
+        return None, f"{label}: approximate value as reported; no bar drawn"
+    return None, f"{label}: uncertainty {authored(uncertainty)} is not a known shape; no bar drawn"
+
+
+def uncertainty_text(uncertainty: Any) -> str:
+    if not isinstance(uncertainty, dict):
+        return ""
+    if "standard_deviation" in uncertainty:
+        kind = uncertainty.get("kind")
+        return f"±{authored(uncertainty['standard_deviation'])} (1 SD as reported{'; ' + str(kind) if kind else ''})"
+    if "observed_min" in uncertainty:
+        kind = uncertainty.get("interval_kind") or "observed range, not a CI"
+        low, high = authored(uncertainty["observed_min"]), authored(uncertainty.get("observed_max"))
+        return f"observed range {low} to {high} ({kind})"
+    if "ci95" in uncertainty and isinstance(uncertainty["ci95"], list) and len(uncertainty["ci95"]) == 2:
+        low, high = uncertainty["ci95"]
+        method = uncertainty.get("method")
+        return f"95% CI {authored(low)} to {authored(high)}{' (' + str(method) + ')' if method else ''}"
+    if "spread_ratio" in uncertainty:
+        return f"spread ratio {authored(uncertainty['spread_ratio'])} (descriptive only)"
+    if uncertainty.get("approximate") is True:
+        return "approximate (as reported)"
+    return authored(uncertainty)

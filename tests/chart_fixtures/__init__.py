@@ -1,0 +1,100 @@
+"""Shared fixtures of the chart tests: a small export and chart fences placed in a Markdown file."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from evidencepress.charts import ChartPlan, plan_chart
+from evidencepress.diagnostics import Problem
+from evidencepress.model import Document, Fence, Positions
+
+HERE = Path(__file__).parent
+FILE = "content/guides/a.md"
+FENCE_LINE = 20  # the ```chart line; the YAML starts on line 21
+
+
+def export(**changes: object) -> Document:
+    value = json.loads((HERE / "export.json").read_text(encoding="utf-8"))
+    value.update(changes)
+    return Document(value, Positions("export"))
+
+
+def fence(yaml_text: str, line: int = FENCE_LINE, indent: int = 0) -> Fence:
+    return Fence("chart", textwrap.dedent(yaml_text).lstrip("\n"), line, indent)
+
+
+def chart(yaml_text: str, doc: Document | None = None, **fence_args: int) -> tuple[ChartPlan | None, list[Problem]]:
+    return plan_chart(fence(yaml_text, **fence_args), export() if doc is None else doc, FILE)
+
+
+def ok(yaml_text: str, doc: Document | None = None) -> ChartPlan:
+    plan, problems = chart(yaml_text, doc)
+    assert not problems, [p.format() for p in problems]
+    assert plan is not None
+    return plan
+
+
+def only_error(yaml_text: str, doc: Document | None = None) -> Problem:
+    plan, problems = chart(yaml_text, doc)
+    assert plan is None
+    assert len(problems) == 1, [p.format() for p in problems]
+    return problems[0]
+
+
+HEAD = """\
+id: c
+kind: bar
+title: A chart
+alt: What it shows.
+"""
+
+# One chart of every kind, for rendering tests.
+EVERY_KIND = {
+    "line": HEAD.replace("kind: bar", "kind: line")
+    + """\
+panels:
+  - select:
+      where: {metric: per_request_decode_rate}
+    x: conditions.concurrency
+""",
+    "bar": HEAD
+    + """\
+panels:
+  - title: Mixed sources, nulls and every uncertainty shape
+    select:
+      where: {unit: tokens/s}
+  - select: {from: memory_observations}
+""",
+    "range": HEAD.replace("kind: bar", "kind: range")
+    + """\
+panels:
+  - select: {from: comparison_groups}
+    x: id
+    y: samples.value
+    unit: tokens/s
+  - select: {where: {metric: prefill_rate}}
+""",
+    "interval": HEAD.replace("kind: bar", "kind: interval")
+    + """\
+panels:
+  - select: {from: quality_comparisons}
+    x: task
+    y: diff_points
+    interval: ci95_points
+    reference: 0
+    unit: score points
+""",
+    "status": HEAD.replace("kind: bar", "kind: status")
+    + """\
+panels:
+  - select: {from: quality_comparisons}
+    x: task
+    y: non_inferior
+  - select: {from: quality_comparisons}
+    x: task
+    y: long_context
+    states: {skipped: not run}
+""",
+}

@@ -1,0 +1,189 @@
+"""Drawing: every kind, the guards as drawn, byte-identical SVG, parallel drawing and the cache."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib
+import pytest
+from chart_fixtures import EVERY_KIND, HERE, ok
+from matplotlib.container import ErrorbarContainer
+from matplotlib.font_manager import FontProperties, findfont
+from matplotlib.text import Text
+
+from evidencepress.charts import ChartPlan, render_charts, style
+from evidencepress.charts.draw import RC, draw_chart, figure
+
+TESTS = HERE.parent
+SRC = TESTS.parent / "src" / "evidencepress" / "charts"
+
+# Plans and renders EVERY_KIND in a fresh interpreter; prints one sha256 per chart.
+SCRIPT = """
+import hashlib, sys
+sys.path.insert(0, {tests!r})
+from pathlib import Path
+from chart_fixtures import EVERY_KIND, ok
+from evidencepress.charts import render_charts
+plans = [ok(text) for text in EVERY_KIND.values()]
+assert "matplotlib" not in sys.modules, "planning imported matplotlib"
+cache = {cache!r}
+svgs = render_charts(plans, jobs=1, cache_dir=Path(cache) if cache else None)
+if cache:
+    assert "matplotlib" not in sys.modules, "a warm cache imported matplotlib"
+print(" ".join(hashlib.sha256(s).hexdigest() for s in svgs))
+"""
+
+
+@pytest.fixture(scope="module")
+def plans() -> list[ChartPlan]:
+    return [ok(text) for text in EVERY_KIND.values()]
+
+
+@pytest.fixture(scope="module")
+def svgs(plans: list[ChartPlan]) -> list[bytes]:
+    return render_charts(plans, jobs=1, cache_dir=None)
+
+
+def digests(svgs: list[bytes]) -> list[str]:
+    return [hashlib.sha256(s).hexdigest() for s in svgs]
+
+
+def run_fresh(cache: Path | None = None, **env: str) -> list[str]:
+    code = SCRIPT.format(tests=str(TESTS), cache=str(cache) if cache else "")
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, **env},
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def drawn_texts(plan: ChartPlan) -> list[str]:
+    with matplotlib.rc_context(RC):
+        fig = figure(plan)
+    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+
+
+def test_every_kind_draws_an_svg_of_the_planned_size(plans: list[ChartPlan], svgs: list[bytes]) -> None:
+    for plan, svg in zip(plans, svgs):
+        head = svg[:1200].decode()
+        assert head.startswith("<?xml")
+        assert f'width="{plan.width * 0.75:g}pt" height="{plan.height * 0.75:g}pt"' in head, plan.id
+        assert b"<dc:date>" not in svg
+        assert b"<text" not in svg  # glyphs are paths: no dependency on the reader's fonts
+    assert "matplotlib.pyplot" not in sys.modules
+
+
+def test_null_is_a_labelled_marker_never_a_zero_bar() -> None:
+    plan = ok(EVERY_KIND["bar"])
+    panel = plan.panels[1]  # memory_observations: Peak host RAM is null
+    with matplotlib.rc_context(RC):
+        fig = figure(plan)
+    ax = fig.axes[1]
+    assert len(ax.patches) == sum(p.value is not None for p in panel.points) == 1
+    assert "not reported" in [t.get_text() for t in ax.texts]
+
+
+def test_error_bars_and_legends_only_from_the_data() -> None:
+    plan = ok(EVERY_KIND["bar"])
+    with matplotlib.rc_context(RC):
+        fig = figure(plan)
+    bars = [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
+    assert len(bars) == sum(p.whisker is not None for p in plan.panels[0].points) == 6
+    texts = drawn_texts(plan)
+    assert style.LEGEND_SD in texts and style.LEGEND_RANGE in texts
+    assert not [c for c in fig.axes[1].containers if isinstance(c, ErrorbarContainer)]
+
+
+def test_separate_sources_are_labelled_and_not_a_ranking() -> None:
+    texts = drawn_texts(ok(EVERY_KIND["bar"]))
+    assert style.SEPARATE_SOURCES in texts
+    assert {"source: tp2-sweep", "source: tensorfold", "source: spark-pair"} <= set(texts)
+    assert any(t.startswith("spread ratio 1.04 reported for") for t in texts)
+
+
+def test_range_and_interval_and_status_draw_their_marks() -> None:
+    range_texts = drawn_texts(ok(EVERY_KIND["range"]))
+    assert style.LEGEND_MEDIAN in range_texts and style.LEGEND_OBSERVATION in range_texts
+    assert "reference (0)" in drawn_texts(ok(EVERY_KIND["interval"]))
+    status_texts = drawn_texts(ok(EVERY_KIND["status"]))
+    assert {"\u2717 failed", "not reported", "\u2013 not run", "pending review"} <= set(status_texts)
+
+
+def test_the_bundled_font_is_used() -> None:
+    with matplotlib.rc_context(RC):
+        path = findfont(FontProperties(family=style.FONT_FAMILY))
+    assert Path(path).is_relative_to(Path(matplotlib.get_data_path())), path
+
+
+def test_no_pyplot_and_no_tight_layout_in_the_source() -> None:
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "pyplot" not in text.replace("no pyplot", "").replace("No pyplot", ""), path
+        assert "tight_layout" not in text.replace("``tight_layout``", ""), path
+
+
+def test_same_bytes_across_processes_time_zones_and_hash_seeds(svgs: list[bytes]) -> None:
+    first = run_fresh(TZ="Pacific/Auckland", PYTHONHASHSEED="1", LC_ALL="C")
+    second = run_fresh(TZ="America/Los_Angeles", PYTHONHASHSEED="2")
+    assert first == second == digests(svgs)
+    assert digests([draw_chart(p) for p in [ok(t) for t in EVERY_KIND.values()]]) == digests(svgs)
+
+
+def test_parallel_drawing_gives_the_same_bytes_in_order(plans: list[ChartPlan], svgs: list[bytes]) -> None:
+    progress: list[tuple[int, int]] = []
+    parallel = render_charts(plans, jobs=2, cache_dir=None, progress=lambda done, total: progress.append((done, total)))
+    assert parallel == svgs
+    assert progress[-1] == (len(plans), len(plans)) and len(progress) == len(plans)
+
+
+def test_cache_is_written_atomically_and_a_warm_build_never_imports_matplotlib(
+    tmp_path: Path, plans: list[ChartPlan], svgs: list[bytes]
+) -> None:
+    assert render_charts(plans, jobs=1, cache_dir=tmp_path) == svgs
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{p.cache_key}.svg" for p in plans)
+    assert run_fresh(cache=tmp_path) == digests(svgs)
+
+
+def test_cache_hit_reads_the_file_and_reports_progress(tmp_path: Path, plans: list[ChartPlan]) -> None:
+    plan = plans[0]
+    (tmp_path / f"{plan.cache_key}.svg").write_bytes(b"<svg>cached</svg>")
+    progress: list[tuple[int, int]] = []
+    assert render_charts([plan, plan], jobs=4, cache_dir=tmp_path, progress=lambda d, t: progress.append((d, t))) == [
+        b"<svg>cached</svg>",
+        b"<svg>cached</svg>",
+    ]
+    assert progress == [(2, 2)]
+
+
+def test_renderer_version_is_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    before = ok(EVERY_KIND["line"]).cache_key
+    monkeypatch.setattr(style, "RENDERER_VERSION", "test")
+    assert ok(EVERY_KIND["line"]).cache_key != before
+
+
+def test_unwritable_cache_still_returns_the_drawing(tmp_path: Path, plans: list[ChartPlan], svgs: list[bytes]) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert render_charts(plans[:1], jobs=1, cache_dir=blocked) == svgs[:1]
+
+
+def test_spawned_workers_when_threads_run_give_the_same_bytes(plans: list[ChartPlan], svgs: list[bytes]) -> None:
+    import threading
+
+    stop = threading.Event()
+    waiter = threading.Thread(target=stop.wait)
+    waiter.start()
+    try:
+        assert render_charts(plans[:2], jobs=2, cache_dir=None) == svgs[:2]
+    finally:
+        stop.set()
+        waiter.join()

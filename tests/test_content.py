@@ -1,0 +1,113 @@
+"""The example site in content/: every seed export carried unchanged, in the project's own words."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sitekit import REPO
+
+SHARED = REPO.parent / "shared"
+SEED = SHARED / "seed"
+GUIDES = REPO / "content" / "guides"
+SLUGS = [
+    "llm-speed-metrics", "deepseek-v41-flash-1017", "qwen-flash-next-deployment-recipe", "mac-weight-precision",
+    "two-spark-deployment-conditions", "kv-cache-speculative-decoding", "inference-runtime-choice",
+    "gb10-long-context-failures", "deepseek-1017-tensorfold-community", "qwen-27b-chisel-quality-gate",
+    "qwen-flash-next-memory-context", "deepseek-1017-memory-context", "qwen-flash-next-concurrency-latency",
+    "qwen-rtx-5090-128k-recipe", "qwen-long-context-evidence", "glm-flash-two-spark-quality-gates",
+    "minimax-m3-two-spark-w4a16", "kimi-iq1s-three-spark", "qwen-long-concurrency-memory-peaks",
+    "glm-full-four-spark-cache-layout", "glm-flash-scores-exl3-retraction", "mimo-pro-eight-spark",
+]
+needs_seed = pytest.mark.skipif(not SEED.is_dir(), reason="../shared/seed is not beside the repository")
+
+
+def split(path: Path) -> tuple[dict, str, str | None]:
+    text = path.read_text(encoding="utf-8")
+    _, front, body = text.split("---\n", 2)
+    match = re.search(r"^```json export\n(.*?)\n```$", body, re.M | re.S)
+    export = match.group(1) if match else None
+    prose = re.sub(r"^```.*?^```$", "", body, flags=re.M | re.S)
+    return yaml.safe_load(front), prose, export
+
+
+def dump_articles() -> list[str]:
+    return (SEED / "site-dump.txt").read_text(encoding="utf-8").split(" --- ")
+
+
+def dump_sources(article: str) -> list[dict[str, str]]:
+    listing = article.split("## Original sources and conditions", 1)[1].split(" Checked ", 1)[0]
+    found = re.findall(r"- (\S+?): (\S+) - Document revision: (\S+) - SHA-256: ([0-9a-f]{64})", listing)
+    unique: dict[str, dict[str, str]] = {}
+    for publisher, url, revision, sha in found:
+        unique.setdefault(url, {"publisher": publisher, "url": url, "revision": revision, "sha256": sha})
+    return list(unique.values())
+
+
+def words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:['’.-][a-z0-9]+)*", text.lower())
+
+
+def test_there_is_one_guide_per_seed_article() -> None:
+    assert sorted(p.stem for p in GUIDES.glob("*.md")) == sorted(SLUGS)
+    assert (REPO / "content/for-ai.md").is_file()
+    assert (REPO / "content/hardware/dgx-spark/deployment-checklist.md").is_file()
+
+
+@needs_seed
+@pytest.mark.parametrize("number, slug", list(enumerate(SLUGS, start=1)))
+def test_export_and_sources_are_the_seed_data_unchanged(number: int, slug: str) -> None:
+    front, _, export = split(GUIDES / f"{slug}.md")
+    seed_text = (SEED / "exports" / f"{number:02d}.json").read_text(encoding="utf-8")
+    assert export is not None
+    assert export == seed_text.rstrip("\n")  # same keys, same values, same order, same text
+    assert front["sources"] == dump_sources(dump_articles()[number - 1])
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_each_guide_is_a_real_article(slug: str) -> None:
+    front, prose, export = split(GUIDES / f"{slug}.md")
+    assert "TODO" not in front["title"] + front["summary"] + prose
+    assert len(words(prose)) >= 300
+    assert prose.count("\n## ") >= 2
+    document = json.loads(export or "{}")
+    numeric = bool(document.get("reported_results")) or any(
+        isinstance(entry, dict) and any(isinstance(v, (int, float)) and not isinstance(v, bool) for v in entry.values())
+        for section in ("quality_comparisons", "memory_observations", "comparison_groups")
+        for entry in document.get(section, [])
+    )
+    has_chart = "```chart\n" in (GUIDES / f"{slug}.md").read_text()
+    assert has_chart or not numeric, "an article with numeric results needs a chart"
+
+
+def test_all_five_chart_kinds_appear() -> None:
+    kinds: set[str] = set()
+    for path in GUIDES.glob("*.md"):
+        for fence in re.findall(r"^```chart\n(.*?)\n```$", path.read_text(), re.M | re.S):
+            spec = yaml.safe_load(fence)
+            kinds.add(spec["kind"])
+            kinds |= {panel["kind"] for panel in spec["panels"] if "kind" in panel}
+    assert kinds >= {"bar", "line", "range", "interval", "status"}
+
+
+@needs_seed
+def test_no_sentence_is_copied_from_the_seed_dump() -> None:
+    """No run of 10 words of prose (tables, numbers and URLs aside) appears in the dump."""
+    size = 10
+    dump_words = words(re.sub(r"https?://\S+", " ", (SEED / "site-dump.txt").read_text(encoding="utf-8")))
+    dump_runs = {" ".join(dump_words[i : i + size]) for i in range(len(dump_words) - size)}
+    copied: list[str] = []
+    for path in sorted((REPO / "content").rglob("*.md")):
+        _, prose, _ = split(path)
+        prose = re.sub(r"https?://\S+|^\|.*\|$", " ", prose, flags=re.M)
+        for sentence in re.split(r"(?<=[.!?])\s+", prose):
+            tokens = words(sentence)
+            if any(re.search("[a-z]", t) for t in tokens) and any(
+                " ".join(tokens[i : i + size]) in dump_runs for i in range(len(tokens) - size + 1)
+            ):
+                copied.append(f"{path.name}: {sentence.strip()[:100]}")
+    assert copied == []

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from evidencepress.cli import main
@@ -199,13 +200,16 @@ def _build_in_subprocess(root: Path, out: Path, env_overrides: dict[str, str], j
                     "--jobs", jobs, "--no-cache"], check=True, env=env, capture_output=True)
 
 
-def test_builds_are_byte_identical_across_time_zone_locale_hash_seed_and_jobs(tmp_path: Path) -> None:
-    root = small_site(tmp_path / "site")
+@pytest.mark.parametrize("site", ["small", "project"])
+def test_builds_are_byte_identical_across_time_zone_locale_hash_seed_and_jobs(tmp_path: Path, site: str) -> None:
+    """Two builds in separate processes, every chart drawn anew: every file has the same bytes."""
+    root = small_site(tmp_path / "site") if site == "small" else copy_project(tmp_path / "site")
     _build_in_subprocess(root, tmp_path / "one", {"TZ": "UTC", "LC_ALL": "C", "PYTHONHASHSEED": "1"}, "1")
     _build_in_subprocess(root, tmp_path / "two", {"TZ": "Asia/Kolkata", "LC_ALL": "C.UTF-8", "PYTHONHASHSEED": "4242"}, "2")
     one, two = tree(tmp_path / "one"), tree(tmp_path / "two")
     assert one.keys() == two.keys()
     assert [name for name in one if one[name] != two[name]] == []
+    assert site == "small" or sum(name.endswith(".svg") for name in one) >= 40
 
 
 def copy_project(target: Path) -> Path:
@@ -229,3 +233,32 @@ def test_project_content_builds_end_to_end(tmp_path: Path) -> None:
         folder = name[: -len("index.html")]
         assert folder + "index.json" in files and folder + "index.md" in files
     assert any(name.endswith(".svg") for name in files)
+
+
+WARM_BUILD = """
+import sys
+from pathlib import Path
+from evidencepress.build import BuildOptions, build_site
+problems = build_site(BuildOptions(root=Path(sys.argv[1]), jobs=1))
+assert not any(p.is_error for p in problems), problems
+print("matplotlib" in sys.modules)
+"""
+
+
+def test_rebuild_without_chart_change_does_not_import_matplotlib(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    assert build(root)[0] == 0
+    svg = (root / "_site/guides/a/decode.svg").read_bytes()
+    (root / "content/guides/b.md").write_text(article("Article B", "Prose changed, charts not."))
+    warm = subprocess.run([sys.executable, "-c", WARM_BUILD, str(root)], capture_output=True, text=True, check=True)
+    assert warm.stdout.strip() == "False"
+    assert (root / "_site/guides/a/decode.svg").read_bytes() == svg
+    assert "Prose changed" in (root / "_site/guides/b/index.html").read_text()
+
+
+def test_no_cache_redraws_the_same_bytes(tmp_path: Path) -> None:
+    root = small_site(tmp_path)
+    build(root)
+    cached = tree(root / "_site")
+    assert build(root, "--no-cache")[0] == 0
+    assert tree(root / "_site") == cached

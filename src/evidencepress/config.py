@@ -52,16 +52,16 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
     if not path.is_file():
         return None, [error(Location(CONFIG_FILE), "site.toml not found", "config",
                             hint="run evidencepress from the site root, or pass --root DIR")]
-    text = path.read_text(encoding="utf-8")
+    text = _decode(path.read_bytes())
+    if isinstance(text, Problem):
+        return None, [text]
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
-        line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
-        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
-        return None, [error(Location(CONFIG_FILE, line, col), f"invalid TOML: {message}", "config")]
+        return None, [_toml_problem(exc)]
     positions = _positions(text, data)
     problems = schema_problems(schemas.validator("site.schema.json"), data, positions, rule="config")
+    problems += _output_problems(data, positions)
     if problems:
         return None, problems
     sections = tuple(Section(s["id"], s["title"], s.get("description", "")) for s in data.get("sections", ()))
@@ -77,8 +77,43 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
     return config, []
 
 
+def _decode(data: bytes) -> str | Problem:
+    """site.toml as text (a BOM is dropped), or where its first non-UTF-8 byte stands."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        return error(Location(CONFIG_FILE, line, col), f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
+                     "encoding", hint="save site.toml as UTF-8")
+
+
+def _toml_problem(exc: tomllib.TOMLDecodeError) -> Problem:
+    match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+    message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+    return error(Location(CONFIG_FILE, line, col), f"invalid TOML: {message}", "config",
+                 hint='write `key = value`; strings need double quotes, e.g. language = "en"')
+
+
+# Folders of the site root that a build must never replace with its output.
+RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "src", "tests", "bench", ".cache"})
+
+
+def _output_problems(data: dict[str, object], positions: Positions) -> list[Problem]:
+    output = data.get("output")
+    if not isinstance(output, str) or output.split("/")[0] not in RESERVED_FOLDERS:
+        return []
+    message = f"output folder {output!r} would replace the site's own {output.split('/')[0]}/"
+    return [error(positions.of_key(("output",)), message, "config", "output",
+                  'use a folder of its own, e.g. output = "_site"')]
+
+
 def _positions(text: str, data: dict[str, object]) -> Positions:
-    """Lines of top-level keys and of keys inside ``[[sections]]`` tables."""
+    """Lines of top-level keys, of ``[table]`` headers and of keys inside tables."""
     keys: dict[JsonPath, tuple[int, int]] = {}
     table: JsonPath = ()
     counts: dict[str, int] = {}
@@ -90,6 +125,12 @@ def _positions(text: str, data: dict[str, object]) -> Positions:
             counts[name] = counts.get(name, -1) + 1
             table = (name, counts[name])
             keys[table] = (number, 1)
+            keys.setdefault(table[:1], (number, 1))
+            continue
+        single = re.fullmatch(r"\[\s*([A-Za-z0-9_-]+)\s*\]", stripped)
+        if single:
+            table = (single.group(1),)
+            keys.setdefault(table, (number, line.index(single.group(1)) + 1))
             continue
         key = re.match(r"([A-Za-z0-9_-]+)\s*=", stripped)
         if key:

@@ -53,10 +53,10 @@ class Problem:
         return (loc.path, loc.line, loc.col, self.json_path, self.rule, self.message)
 
     def format(self) -> str:
-        where = f"{self.json_path}: " if self.json_path else ""
-        text = f"{self.location}: {self.severity.value}: {where}{self.message} [{self.rule}]"
+        where = f"{_one_line(self.json_path)}: " if self.json_path else ""
+        text = f"{_one_line(str(self.location))}: {self.severity.value}: {where}{_one_line(self.message)} [{self.rule}]"
         if self.hint:
-            text += f"\n  hint: {self.hint}"
+            text += f"\n  hint: {_one_line(self.hint)}"
         return text
 
     def as_dict(self) -> dict[str, object]:
@@ -71,6 +71,14 @@ class Problem:
             "rule": self.rule,
             "hint": self.hint,
         }
+
+
+# Characters that would break "one problem, one line" (keys and values come from content).
+_LINE_BREAKING = {code: json.dumps(chr(code))[1:-1] for code in [*range(0x20), 0x7F, 0x85, 0x2028, 0x2029]}
+
+
+def _one_line(text: str) -> str:
+    return text.translate(_LINE_BREAKING)
 
 
 def error(location: Location, message: str, rule: str, json_path: str = "", hint: str = "") -> Problem:

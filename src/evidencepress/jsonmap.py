@@ -1,17 +1,20 @@
 """JSON documents with the position of every key and value in the Markdown file.
 
-The standard library parses the values (fast, exact, key order kept); a
-token scanner then walks the same text once to record where each key and
-value starts, and to find what ``json`` accepts but an export must not have:
-duplicate keys, ``NaN`` and ``Infinity``, and absurd nesting.
+The standard library parses the values (fast, exact, key order kept) and,
+through its hooks, notices what ``json`` accepts but an export must not have:
+duplicate keys and ``NaN``/``Infinity``; a walk of the parsed value finds
+absurd nesting. Positions are needed only to report a problem, so the token
+scanner that records where each key and value starts runs on first use, once
+per document; a valid 10 MB export is never scanned.
 """
 
 from __future__ import annotations
 
 import bisect
 import json
+import math
 import re
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from .diagnostics import Location, Problem, error
 from .model import Document, JsonPath, Positions, dotted
@@ -20,6 +23,11 @@ MAX_DEPTH = 64
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
 _NON_FINITE = {"NaN", "Infinity", "-Infinity"}
+_JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
+_DEPTH_HINT = "flatten the structure: an export nests at most 64 objects and arrays"
+
+Spot = tuple[int, int]
 
 
 class _Cursor:
@@ -30,32 +38,114 @@ class _Cursor:
         self.first_line = first_line
         self.indent = indent
 
-    def spot(self, offset: int) -> tuple[int, int]:
+    def spot(self, offset: int) -> Spot:
         index = bisect.bisect_right(self.starts, offset) - 1
         return self.first_line + index, offset - self.starts[index] + 1 + self.indent
 
 
+class _Scan:
+    """The token scan of one JSON text: positions and the problems only tokens show."""
+
+    def __init__(self, text: str, file: str, first_line: int, indent: int) -> None:
+        self.text, self.file, self.first_line, self.indent = text, file, first_line, indent
+        self._done: tuple[dict[JsonPath, Spot], dict[JsonPath, Spot], list[Problem]] | None = None
+
+    def result(self) -> tuple[dict[JsonPath, Spot], dict[JsonPath, Spot], list[Problem]]:
+        if self._done is None:
+            keys: dict[JsonPath, Spot] = {}
+            values: dict[JsonPath, Spot] = {}
+            cursor = _Cursor(self.text, self.first_line, self.indent)
+            problems = _scan(self.text, cursor, self.file, keys, values)
+            self._done = keys, values, problems
+        return self._done
+
+
+class _LazySpots(Mapping[JsonPath, Spot]):
+    """The key (``which`` 0) or value (1) positions of a scan, computed on first lookup."""
+
+    def __init__(self, scan: _Scan, which: int) -> None:
+        self.scan = scan
+        self.which = which
+
+    def _spots(self) -> dict[JsonPath, Spot]:
+        return self.scan.result()[self.which]  # type: ignore[return-value]
+
+    def __getitem__(self, path: JsonPath) -> Spot:
+        return self._spots()[path]
+
+    def __iter__(self) -> Iterator[JsonPath]:
+        return iter(self._spots())
+
+    def __len__(self) -> int:
+        return len(self._spots())
+
+
+class _Hooks:
+    """``json.loads`` hooks that note duplicate keys and non-finite numbers."""
+
+    def __init__(self) -> None:
+        self.suspicious = False
+
+    def object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        result = dict(pairs)
+        if len(result) != len(pairs):
+            self.suspicious = True
+        return result
+
+    def constant(self, name: str) -> float:
+        self.suspicious = True
+        return float(name)
+
+    def number(self, text: str) -> float:
+        value = float(text)
+        if math.isinf(value):
+            self.suspicious = True
+        return value
+
+    def integer(self, text: str) -> int:
+        """An integer; one beyond the range of a double (which every JSON reader has) is refused."""
+        if math.isinf(float(text)):
+            self.suspicious = True
+            return 0
+        return int(text)
+
+
 def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[Document | None, list[Problem]]:
     """Parse ``text`` whose first line is line ``first_line`` of ``file``."""
-    cursor = _Cursor(text, first_line, indent)
+    scan = _Scan(text, file, first_line, indent)
+    hooks = _Hooks()
     try:
-        value = json.loads(text)
+        value = json.loads(text, object_pairs_hook=hooks.object, parse_constant=hooks.constant,
+                           parse_float=hooks.number, parse_int=hooks.integer)
     except json.JSONDecodeError as exc:
         where = Location(file, first_line + exc.lineno - 1, exc.colno + indent)
         return None, [error(where, f"invalid JSON: {exc.msg}", "json", hint=_hint(exc.msg))]
     except RecursionError:
-        where = Location(file, first_line, 1 + indent)
-        return None, [error(where, f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth")]
-    keys: dict[JsonPath, tuple[int, int]] = {}
-    values: dict[JsonPath, tuple[int, int]] = {}
-    problems = _scan(text, cursor, file, keys, values)
-    if problems:
-        return None, problems
+        return None, scan.result()[2] or [error(Location(file, first_line, 1 + indent),
+                                                f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
+                                                hint=_DEPTH_HINT)]
+    if hooks.suspicious or _too_deep(value):
+        problems = scan.result()[2]
+        if problems:
+            return None, problems
     if not isinstance(value, dict):
-        where = Location(file, *cursor.spot(_first_token(text)))
-        kind = type(value).__name__ if value is not None else "null"
-        return None, [error(where, f"the export must be a JSON object, got {kind}", "json")]
-    return Document(value, Positions(file, keys, values)), []
+        where = Location(file, *_Cursor(text, first_line, indent).spot(_first_token(text)))
+        kind = _JSON_TYPES.get(type(value), type(value).__name__)
+        return None, [error(where, f"the export must be a JSON object, got {kind}", "json",
+                            hint='wrap the export in { }: {"facts": [], "reported_results": [], "conditions": {}}')]
+    return Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1))), []
+
+
+def _too_deep(value: Any) -> bool:
+    """More than MAX_DEPTH objects and arrays inside each other (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
 
 
 def _hint(message: str) -> str:
@@ -71,12 +161,16 @@ def _first_token(text: str) -> int:
     return match.start() if match else 0
 
 
+def _key(token: str) -> str:
+    return token[1:-1] if "\\" not in token else str(json.loads(token))
+
+
 def _scan(
     text: str,
     cursor: _Cursor,
     file: str,
-    keys: dict[JsonPath, tuple[int, int]],
-    values: dict[JsonPath, tuple[int, int]],
+    keys: dict[JsonPath, Spot],
+    values: dict[JsonPath, Spot],
 ) -> list[Problem]:
     """Record positions; report duplicate keys, NaN/Infinity and deep nesting."""
     problems: list[Problem] = []
@@ -91,12 +185,13 @@ def _scan(
                 expect_key = True
             continue
         if token in ("}", "]"):
-            stack.pop()
+            if stack:
+                stack.pop()
             expect_key = False
             continue
         if expect_key:
             frame = stack[-1]
-            key = json.loads(token)
+            key = _key(token)
             path = frame[0] + (key,)
             if key in frame[4]:
                 where = Location(file, *cursor.spot(offset))
@@ -113,14 +208,36 @@ def _scan(
             where = Location(file, *cursor.spot(offset))
             problems.append(error(where, f"{token} is not a JSON number", "json-number", dotted(path),
                                   hint="write null when the source reports no value"))
+        elif _overflows(token):
+            where = Location(file, *cursor.spot(offset))
+            shown = token if len(token) <= 24 else token[:20] + f"… ({len(token)} characters)"
+            problems.append(error(where, f"{shown} is too large for a JSON number", "json-number", dotted(path),
+                                  hint="write the number as the source reports it, within about ±1.8e308"))
         if token in ("{", "["):
             if len(stack) >= MAX_DEPTH:
                 where = Location(file, *cursor.spot(offset))
                 return problems + [error(where, f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
-                                         dotted(path))]
+                                         _short(path), hint=_DEPTH_HINT)]
             stack.append([path, token == "{", 0, None, set()])
             expect_key = token == "{"
     return problems
+
+
+def _overflows(token: str) -> bool:
+    if token[0] not in "-0123456789":
+        return False
+    try:
+        return math.isinf(float(token))
+    except ValueError:
+        return False
+
+
+def _short(path: JsonPath) -> str:
+    """A long path shortened for a human: its first three and last segments."""
+    if len(path) <= 6:
+        return dotted(path)
+    last = path[-1]
+    return dotted(path[:3]) + "…" + (f"[{last}]" if isinstance(last, int) else f".{last}")
 
 
 def _value_path(stack: list[list[Any]]) -> JsonPath:

@@ -65,8 +65,7 @@ def _fences(
         info = " ".join(token.info.split())
         if info not in (EXPORT_INFO, CHART_INFO) or not token.map:
             continue
-        opening = body_lines[token.map[0]]
-        indent = len(opening) - len(opening.lstrip(" "))
+        indent = _content_column(body_lines[token.map[0]], token.markup)
         fence = Fence(info, token.content, body_line + token.map[0], indent)
         if info == CHART_INFO:
             charts.append(fence)
@@ -77,3 +76,9 @@ def _fences(
             problems.append(error(where, f"a second `json export` fence; the first is on line {export.line}",
                                   "export", hint="a page has at most one export; merge the two"))
     return export, charts, problems
+
+
+def _content_column(opening: str, markup: str) -> int:
+    """Columns before the fence's content on each line: its indentation, or a list or quote marker."""
+    found = opening.find(markup) if markup else -1
+    return found if found >= 0 else len(opening) - len(opening.lstrip(" "))

@@ -83,25 +83,32 @@ def _results(
     recommended: tuple[str, ...],
 ) -> list[Problem]:
     problems: list[Problem] = []
-    seen: dict[tuple[Any, Any], int] = {}
+    seen: dict[tuple[str, str], int] = {}
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             continue
         path: JsonPath = ("reported_results", index)
         problems += _reproduced(result, path, positions)
         problems += _unit(result, path, positions, units)
-        key = (result.get("source_record_id"), result.get("label"))
-        if key in seen and isinstance(key[1], str):
-            problems.append(error(positions.of_key(path + ("label",)),
-                                  f"label {key[1]!r} repeats reported_results[{seen[key]}] of record {key[0]!r}",
-                                  "label", dotted(path + ("label",)),
-                                  "labels are unique within a source_record_id; say what differs"))
-        seen.setdefault(key, index)
+        problems += _repeated_label(result, path, positions, seen, index)
         conditions = result.get("conditions")
         if isinstance(conditions, dict):
             problems += _recommended(conditions, path + ("conditions",), positions, recommended)
             problems += _checked_before(conditions, path + ("conditions",), positions, front)
     return problems
+
+
+def _repeated_label(result: Mapping[str, Any], path: JsonPath, positions: Positions,
+                    seen: dict[tuple[str, str], int], index: int) -> list[Problem]:
+    record, label = result.get("source_record_id"), result.get("label")
+    if not isinstance(record, str) or not isinstance(label, str):
+        return []  # a malformed entry: its schema error says so
+    first = seen.setdefault((record, label), index)
+    if first == index:
+        return []
+    message = f"label {label!r} repeats reported_results[{first}] of record {record!r}"
+    return [error(positions.of_key(path + ("label",)), message, "label", dotted(path + ("label",)),
+                  "labels are unique within a source_record_id; say what differs")]
 
 
 def _reproduced(result: Mapping[str, Any], path: JsonPath, positions: Positions) -> list[Problem]:

@@ -37,9 +37,9 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
     for path in _walk(base):
         rel = path.relative_to(base).as_posix()
         shown = f"{content_dir}/{rel}"
-        if path.is_symlink() and not _inside(path.resolve(), real_base):
-            problems.append(error(Location(shown), "symlink points outside content/", "path",
-                                  hint="copy the file into content/ instead of linking to it"))
+        refused = _refused(path, real_base, shown)
+        if refused is not None:
+            problems.append(refused)
             continue
         if rel.startswith(ASSETS + "/"):
             assets.append(Asset(rel, path.read_bytes()))
@@ -51,7 +51,21 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
         else:
             problems.append(warning(Location(shown), "not published: only .md files and content/assets/ are",
                                     "path", hint="move static files to content/assets/"))
-    return Content(tuple(pages), tuple(assets)), problems
+    unique, clashes = _one_page_per_url(pages)
+    return Content(unique, tuple(assets)), problems + clashes
+
+
+def _one_page_per_url(pages: list[SourceFile]) -> tuple[tuple[SourceFile, ...], list[Problem]]:
+    """``guides/a.md`` and ``guides/a/index.md`` would both be /guides/a/: the second is an error."""
+    first: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
+    for page in pages:
+        if page.url in first:
+            problems.append(error(Location(page.path), f"{page.url} is already the URL of {first[page.url].path}",
+                                  "path", hint="rename or remove one of the two files"))
+        else:
+            first[page.url] = page
+    return tuple(first.values()), problems
 
 
 def _walk(base: Path) -> list[Path]:
@@ -68,6 +82,20 @@ def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
 
 
+def _refused(path: Path, real_base: Path, shown: str) -> Problem | None:
+    """A symlink leaving content/, a broken one, or anything that is not a regular file."""
+    if path.is_symlink() and not _inside(path.resolve(), real_base):
+        return error(Location(shown), "symlink points outside content/", "path",
+                     hint="copy the file into content/ instead of linking to it")
+    if path.is_symlink() and not path.exists():
+        return error(Location(shown), "broken symlink: its target does not exist", "path",
+                     hint="remove the link, or point it at a file inside content/")
+    if not path.is_file():
+        return warning(Location(shown), "not published: not a regular file", "path",
+                       hint="content/ holds Markdown files and content/assets/ static files")
+    return None
+
+
 def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, list[Problem]]:
     bad = _bad_slug(rel)
     if bad is not None:
@@ -80,7 +108,8 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # in characters, as editors count
         message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
         return None, [error(Location(shown, line, col), message, "encoding", hint="save the file as UTF-8")]
     text = text.replace("\r\n", "\n").replace("\r", "\n")

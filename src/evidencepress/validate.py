@@ -8,9 +8,9 @@ the semantic checks of SPEC §4.3; chart fences are planned against the export
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Mapping
+from typing import Any
 
-from .charts import plan_chart
+from .charts import duplicate_ids, plan_chart
 from .diagnostics import Location, Problem, error, has_errors, warning
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
 from .schemas import SchemaSet, schema_problems
@@ -27,10 +27,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
     export = parsed.export
     problems += _export_presence(parsed, front)
     if export is not None:
-        problems += schema_problems(schemas.validator("export.schema.json"), export.value, export.positions)
-        if front is not None and not has_errors(problems):
-            problems += check_export(export.value, export.positions, front, schemas.units,
-                                     schemas.recommended_conditions)
+        problems += _export_problems(export, front, schemas)
     charts, chart_problems = _charts(parsed, export)
     problems += chart_problems
     if front is None or has_errors(problems):
@@ -40,28 +37,45 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
     return page, problems
 
 
+def _export_problems(export: Document, front: FrontMatter | None, schemas: SchemaSet) -> list[Problem]:
+    """Schema errors, then the semantic checks (all of them, so one run shows every problem);
+    a semantic problem at a key that already has a schema error is left out."""
+    problems = schema_problems(schemas.validator("export.schema.json"), export.value, export.positions)
+    if front is None or not front.sources:
+        return problems  # no sources to check against: reported once by _export_presence
+    reported = {p.json_path for p in problems}
+    semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions)
+    return problems + [p for p in semantic if p.json_path not in reported]
+
+
+def _needs_export(problem: Problem) -> bool:
+    """A chart's "the page has no export" problem (at a panel's ``select``)."""
+    return problem.rule == "chart-select" and problem.json_path.endswith("select")
+
+
 def _front_matter(document: Document | None, path: str, schemas: SchemaSet) -> tuple[FrontMatter | None, list[Problem]]:
     if document is None:
         return None, []
     value = document.value
-    if value is None:
-        value = {}
+    positions = document.positions
+    if value is None:  # `---` directly followed by `---`: missing keys are reported at the first line
+        value, positions = {}, Positions(path, {}, {(): (1, 1)})
     if not isinstance(value, dict):
         return None, [error(Location(path, 2, 1), "front matter must be a YAML mapping of keys to values",
                             "front-matter", hint="write `title: ...`, `summary: ...`, `checked: YYYY-MM-DD`")]
-    instance = _json_compatible(value)
-    problems = schema_problems(schemas.validator("frontmatter.schema.json"), instance, document.positions,
-                               rule="front-matter")
+    # The schema and the page both see the JSON form: `title: 2026-10-18` is the text "2026-10-18".
+    front = _json_compatible(value)
+    problems = schema_problems(schemas.validator("frontmatter.schema.json"), front, positions, rule="front-matter")
     if problems:
         return None, problems
-    sources = tuple(SourceRef(s["publisher"], s["url"], s["revision"], s["sha256"]) for s in value.get("sources", ()))
+    sources = tuple(SourceRef(s["publisher"], s["url"], s["revision"], s["sha256"]) for s in front.get("sources", ()))
     return FrontMatter(
-        title=value["title"],
-        summary=value["summary"],
-        checked=_date(value["checked"]),
-        updated=_date(value["updated"]) if "updated" in value else None,
-        draft=bool(value.get("draft", False)),
-        tags=tuple(value.get("tags", ())),
+        title=front["title"],
+        summary=front["summary"],
+        checked=_date(front["checked"]),
+        updated=_date(front["updated"]) if "updated" in front else None,
+        draft=bool(front.get("draft", False)),
+        tags=tuple(front.get("tags", ())),
         sources=sources,
     ), []
 
@@ -108,11 +122,7 @@ def _source_warnings(front: FrontMatter, positions: Positions) -> list[Problem]:
 def _export_presence(parsed: ParsedPage, front: FrontMatter | None) -> list[Problem]:
     path = parsed.source.path
     if parsed.export_fence is None:
-        if parsed.chart_fences:
-            fence = parsed.chart_fences[0]
-            return [error(Location(path, fence.line, fence.indent + 1), "a page with charts needs a `json export` fence",
-                          "export", hint="charts plot values selected from the page's export")]
-        return []
+        return []  # a chart without an export is reported by plan_chart, at each panel's select
     if front is not None and not front.sources:
         where = Location(path, parsed.export_fence.line, 1)
         return [error(where, "a page with an export needs `sources` in its front matter", "front-matter",
@@ -123,16 +133,12 @@ def _export_presence(parsed: ParsedPage, front: FrontMatter | None) -> list[Prob
 def _charts(parsed: ParsedPage, export: Document | None) -> tuple[list[Any], list[Problem]]:
     plans: list[Any] = []
     problems: list[Problem] = []
-    first_line: dict[str, int] = {}
+    unreadable = parsed.export_fence is not None and export is None
     for fence in parsed.chart_fences:
         plan, chart_problems = plan_chart(fence, export, parsed.source.path)
+        if unreadable:  # "the page has no export" would mislead: its JSON error is reported
+            chart_problems = [p for p in chart_problems if not _needs_export(p)]
         problems += chart_problems
-        if plan is None:
-            continue
-        if plan.id in first_line:
-            problems.append(error(Location(parsed.source.path, fence.line, fence.indent + 1),
-                                  f"chart id {plan.id!r} is already used on line {first_line[plan.id]}", "chart-id",
-                                  hint="give each chart of a page its own id"))
-        first_line.setdefault(plan.id, fence.line)
-        plans.append(plan)
-    return plans, problems
+        if plan is not None:
+            plans.append(plan)
+    return plans, problems + duplicate_ids(plans)

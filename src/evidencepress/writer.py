@@ -1,8 +1,8 @@
 """Write stage: the only code that touches the output folders.
 
-A folder is written in full into a temporary sibling, then swapped into
-place; a failure before the swap leaves the previous folder untouched and
-removes the temporary one.
+All folders of one build are written in full into temporary siblings first,
+then swapped into place one after the other; a failure before the swaps
+leaves every previous folder untouched and removes the temporary ones.
 """
 
 from __future__ import annotations
@@ -13,21 +13,39 @@ import tempfile
 from pathlib import Path
 from typing import Mapping
 
+Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
 
-def write_tree(target: Path, files: Mapping[str, bytes]) -> None:
-    """Replace ``target`` by a folder holding exactly ``files`` (POSIX relative path -> bytes)."""
-    parent = target.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=parent))
+
+def write_trees(trees: Mapping[Path, Tree]) -> None:
+    """Replace each target folder by a folder holding exactly its files.
+
+    Raises OSError (disk full, permission denied ...) with nothing changed.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target in sorted(trees):
+            staged.append((_stage(target, trees[target]), target))
+    except BaseException:
+        for staging, _ in staged:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    for staging, target in staged:
+        _swap(staging, target)
+
+
+def _stage(target: Path, files: Tree) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
         for rel in sorted(files):
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(files[rel])
-        _swap(staging, target)
+        staging.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    return staging
 
 
 def _swap(staging: Path, target: Path) -> None:

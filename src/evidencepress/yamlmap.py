@@ -1,7 +1,11 @@
 """YAML documents with the position of every key and value in the Markdown file.
 
 PyYAML's composer gives each node a start mark; we walk the node tree once to
-record them, and let PyYAML's safe constructor build the values.
+record them, and let PyYAML's safe constructor build the values. Front matter
+and chart specs are small, flat documents, so the loader refuses what only
+makes them slow or surprising: aliases (``*name``, which can multiply a tiny
+text into a huge value) and nesting deeper than ``MAX_DEPTH``. A value that
+PyYAML's constructor rejects (``2026-02-30``) is reported at its node.
 """
 
 from __future__ import annotations
@@ -9,11 +13,61 @@ from __future__ import annotations
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
+from yaml.constructor import ConstructorError
 
 from .diagnostics import Location, Problem, error
 from .model import Document, JsonPath, Positions, dotted
 
+MAX_DEPTH = 32
+
 _HINT = "YAML needs `key: value` pairs; quote values that contain `: ` or start with a special character"
+
+
+class _Refused(ComposerError):
+    """Valid YAML that a document here may not use; carries its own hint."""
+
+    def __init__(self, problem: str, mark: Any, hint: str) -> None:
+        super().__init__(None, None, problem, mark)
+        self.hint = hint
+
+
+class _BadValue(ConstructorError):
+    """A scalar PyYAML recognises (a date, a tagged number) but cannot build."""
+
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(None, None, problem, mark)
+        self.hint = "correct the value, or quote it to keep it as text"
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without aliases, with a depth limit and located value errors."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(f"alias *{event.anchor} is not supported", event.start_mark,
+                           "write the value out instead of referring to an anchor")
+        if not isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            return super().compose_node(parent, index)
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refused(f"nested deeper than {MAX_DEPTH} levels", event.start_mark,
+                           "flatten the structure")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> Any:
+        try:
+            return super().construct_object(node, deep)
+        except (ValueError, TypeError, OverflowError) as exc:
+            raise _BadValue(f"{node.value!r} cannot be read: {exc}", node.start_mark) from exc
 
 
 def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[Document | None, list[Problem]]:
@@ -21,7 +75,10 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
 
     Returns the document (None when it cannot be read) and the problems found.
     """
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:
+        return None, [_unprintable(exc, text, file, first_line, indent)]
     try:
         node = loader.get_single_node()
         if node is None:
@@ -31,8 +88,8 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         mark = exc.problem_mark or exc.context_mark
         where = _location(file, first_line, indent, mark)
         message = f"invalid YAML: {exc.problem or exc.context}"
-        return None, [error(where, message, "yaml", hint=_HINT)]
-    except yaml.YAMLError as exc:  # pragma: no cover - PyYAML marks nearly everything
+        return None, [error(where, message, "yaml", hint=getattr(exc, "hint", _HINT))]
+    except (yaml.YAMLError, RecursionError) as exc:
         return None, [error(Location(file, first_line, 1), f"invalid YAML: {exc}", "yaml", hint=_HINT)]
     finally:
         loader.dispose()
@@ -41,6 +98,16 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     problems: list[Problem] = []
     _walk(node, (), keys, values, problems, file, first_line, indent)
     return Document(value, Positions(file, keys, values)), problems
+
+
+def _unprintable(exc: yaml.reader.ReaderError, text: str, file: str, first_line: int, indent: int) -> Problem:
+    """A character YAML does not allow (a control character, U+FFFE), at its place."""
+    line = text.count("\n", 0, exc.position)
+    col = exc.position - (text.rfind("\n", 0, exc.position) + 1)
+    where = Location(file, first_line + line, col + 1 + indent)
+    code = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return error(where, f"invalid YAML: character U+{code:04X} is not allowed", "yaml",
+                 hint="delete the invisible character, or write it as an escape in a double-quoted string")
 
 
 def _spot(first_line: int, indent: int, mark: Any) -> tuple[int, int]:
@@ -71,11 +138,11 @@ def _walk(
             child = path + (key,)
             if key in seen:
                 where = _location(file, first_line, indent, key_node.start_mark)
-                problems.append(error(where, f"duplicate key {key!r}", "duplicate-key", dotted(child)))
+                problems.append(error(where, f"duplicate key {key!r}", "duplicate-key", dotted(child),
+                                      hint="each key may appear once; merge or remove one"))
             seen.add(key)
             keys[child] = _spot(first_line, indent, key_node.start_mark)
             _walk(value_node, child, keys, values, problems, file, first_line, indent)
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _walk(item, path + (index,), keys, values, problems, file, first_line, indent)
-

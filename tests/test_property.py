@@ -1,0 +1,202 @@
+"""Property tests: whatever an editor writes, `check` answers with diagnostics, never a traceback.
+
+A valid small article (with and without a chart) is mutated at random: lines
+deleted, duplicated or swapped, characters and unicode inserted, the file
+truncated, JSON and YAML values replaced by values of other types. `check`
+must exit 0 or 1 and every problem it prints must have the compiler form.
+The exact schema check that lets jsonschema skip valid subtrees is compared
+with jsonschema itself on the same kind of mutated exports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator, FormatChecker
+
+from evidencepress.cli import main
+from evidencepress.schemas import load_schemas, schema_folder
+from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
+
+ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
+assert ARTICLE_WITH_CHART != ARTICLE
+
+DIAGNOSTIC = re.compile(r"^(content/\S.*|site\.toml|exports)(:\d+:\d+)?: (error|warning): .+ \[[a-z0-9-]+\]$")
+COUNT = re.compile(r"^\d+ errors?, \d+ warnings?$")
+EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                             HealthCheck.too_slow])
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**20, 10**20) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=6,
+)
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [path]
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found += _paths(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found += _paths(child, path + (index,))
+    return found
+
+
+def _replace(document: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    parent = document
+    for part in path[:-1]:
+        parent = parent[part]
+    parent[path[-1]] = new
+    return document
+
+
+def _split(text: str) -> tuple[str, str, str]:
+    """(before the export, the export JSON, after it) of a base article."""
+    start = text.index(EXPORT_OPEN) + len(EXPORT_OPEN)
+    end = text.index("\n```\n", start) + 1
+    return text[:start], text[start:end], text[end:]
+
+
+@st.composite
+def retyped_export(draw: st.DrawFn, text: str) -> str:
+    before, export, after = _split(text)
+    document = json.loads(export)
+    path = draw(st.sampled_from(_paths(document)))
+    document = _replace(document, path, draw(json_values))
+    return before + json.dumps(document, indent=draw(st.sampled_from([None, 2]))) + "\n" + after
+
+
+@st.composite
+def retyped_front_matter(draw: st.DrawFn, text: str) -> str:
+    _, front, body = text.split("---\n", 2)
+    document = yaml.safe_load(front)
+    path = draw(st.sampled_from(_paths(document)[1:]))
+    document = _replace(document, path, draw(json_values))
+    return "---\n" + yaml.safe_dump(document, allow_unicode=True) + "---\n" + body
+
+
+@st.composite
+def retyped_chart(draw: st.DrawFn, text: str) -> str:
+    start = text.index("```chart\n") + len("```chart\n")
+    end = text.index("```\n", start)
+    document = yaml.safe_load(text[start:end])
+    path = draw(st.sampled_from(_paths(document)[1:]))
+    document = _replace(document, path, draw(json_values))
+    return text[:start] + yaml.safe_dump(document, allow_unicode=True) + text[end:]
+
+
+@st.composite
+def line_edit(draw: st.DrawFn, text: str) -> str:
+    lines = text.split("\n")
+    index = draw(st.integers(0, len(lines) - 1))
+    other = draw(st.integers(0, len(lines) - 1))
+    kind = draw(st.sampled_from(["delete", "duplicate", "swap"]))
+    if kind == "delete":
+        del lines[index]
+    elif kind == "duplicate":
+        lines.insert(index, lines[index])
+    else:
+        lines[index], lines[other] = lines[other], lines[index]
+    return "\n".join(lines)
+
+
+@st.composite
+def character_edit(draw: st.DrawFn, text: str) -> str:
+    at = draw(st.integers(0, len(text)))
+    kind = draw(st.sampled_from(["insert", "replace", "truncate", "delete"]))
+    noise = draw(st.text(alphabet=st.characters(codec="utf-8") | st.sampled_from(list('{}[]:,"\\-#`*<>\n\r\t ')),
+                         min_size=1, max_size=8))
+    if kind == "insert":
+        return text[:at] + noise + text[at:]
+    if kind == "replace":
+        return text[:at] + noise + text[at + len(noise):]
+    if kind == "delete":
+        return text[:at] + text[at + draw(st.integers(1, 40)):]
+    return text[:at]
+
+
+@st.composite
+def mutated_article(draw: st.DrawFn) -> str:
+    text = draw(st.sampled_from([ARTICLE, ARTICLE_WITH_CHART]))
+    first = draw(st.sampled_from(["export", "front", "chart", "none"]))
+    if first == "export":
+        text = draw(retyped_export(text))
+    elif first == "front":
+        text = draw(retyped_front_matter(text))
+    elif first == "chart":
+        text = draw(retyped_chart(ARTICLE_WITH_CHART))
+    for _ in range(draw(st.integers(0 if first != "none" else 1, 3))):
+        text = draw(st.one_of(line_edit(text), character_edit(text)))
+    return text
+
+
+def assert_reported(stderr: str) -> None:
+    """Every line is a diagnostic, an indented hint or the closing count."""
+    lines = stderr.splitlines()
+    assert lines and COUNT.match(lines[-1]), stderr
+    for line in lines[:-1]:
+        assert DIAGNOSTIC.match(line) or line.startswith("  hint: "), line
+
+
+@EXAMPLES
+@given(article=mutated_article(), as_bytes=st.sampled_from(["utf-8", "crlf", "latin-1"]))
+def test_check_never_raises_on_a_mutated_article(tmp_path: Path, article: str, as_bytes: str) -> None:
+    if as_bytes == "utf-8":
+        data = article.encode("utf-8", "surrogatepass")
+    elif as_bytes == "crlf":
+        data = article.replace("\n", "\r\n").encode("utf-8", "surrogatepass")
+    else:
+        data = article.encode("latin-1", "replace")
+    root = write_site(tmp_path, {"guides/decode.md": data})
+    result = CliRunner().invoke(main, ["check", "--root", str(root)])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"traceback:\n{article}") from result.exception
+    assert result.exit_code in (0, 1), result.output
+    if result.exit_code == 1:
+        assert_reported(result.stderr)
+
+
+# --- the quick schema check agrees with jsonschema -------------------------------------------
+
+SCHEMAS = load_schemas(schema_folder(REPO))
+EXPORT = SCHEMAS.validator("export.schema.json")
+REFERENCE = Draft202012Validator(SCHEMAS.documents["export.schema.json"], registry=SCHEMAS.registry,
+                                 format_checker=FormatChecker())
+BASE_EXPORT = json.loads(_split(ARTICLE)[1])
+
+
+@st.composite
+def mutated_export(draw: st.DrawFn) -> Any:
+    document = json.loads(json.dumps(BASE_EXPORT))
+    for _ in range(draw(st.integers(1, 3))):
+        document = _replace(document, draw(st.sampled_from(_paths(document))), draw(json_values))
+    return document
+
+
+def _errors(validator: Any, instance: Any) -> list[tuple[str, str]]:
+    return sorted((json.dumps(list(e.absolute_path)), e.message) for e in validator.iter_errors(instance))
+
+
+@settings(max_examples=150, deadline=None)
+@given(instance=mutated_export())
+def test_quick_check_and_its_shortcuts_agree_with_jsonschema(instance: Any) -> None:
+    assert EXPORT.quick(instance) == REFERENCE.is_valid(instance)
+    assert _errors(EXPORT.validator, instance) == _errors(REFERENCE, instance)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMAS.validators))
+def test_every_published_schema_has_a_quick_check(name: str) -> None:
+    assert callable(SCHEMAS.validator(name).quick)

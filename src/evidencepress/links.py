@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import AbstractSet, Any, Iterable, Sequence
+from typing import AbstractSet, Iterable
 
 from .diagnostics import Location, Problem, error
-from .markdown import Link, links
+from .markdown import links
 from .model import Page
 from .urls import is_site_path, strip_fragment
 
@@ -24,39 +24,12 @@ def check_links(pages: Iterable[Page], produced: AbstractSet[str]) -> list[Probl
     problems: list[Problem] = []
     for page in pages:
         body_lines = page.body.split("\n")
-        for link in links(page.tokens, body_lines) + _autolinks(page.tokens, body_lines):
+        for link in links(page.tokens, body_lines):
             where = Location(page.source.path, page.body_line + link.line, link.col)
             problem = _check(link.href, page.url, produced, where)
             if problem is not None:
                 problems.append(problem)
     return problems
-
-
-def _autolinks(tokens: Sequence[Any], body_lines: Sequence[str]) -> list[Link]:
-    """``<scheme:...>`` autolinks, which markdown.links leaves out; a refused scheme is refused there too."""
-    found: list[Link] = []
-    for block in tokens:
-        if block.type != "inline" or not block.map or not block.children:
-            continue
-        for child in block.children:
-            if child.type == "link_open" and child.markup == "autolink":
-                href = str(child.attrGet("href") or "")
-                line, col = _position("<" + href, body_lines, block.map[0], block.map[1])
-                found.append(Link(href, line, col + 1 if col else 0, False))
-    return found
-
-
-def _position(text: str, lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
-    for number in range(start, min(end, len(lines))):
-        col = lines[number].find(text)
-        if col >= 0:
-            return number, col + 1
-    return start, 0
-
-
-def check_schemes(page: Page) -> list[Problem]:
-    """Refused link schemes only; used by `check` of a single page too."""
-    return [p for p in check_links([page], frozenset()) if p.rule == "link-scheme"]
 
 
 def _check(href: str, page_url: str, produced: AbstractSet[str], where: Location) -> Problem | None:

@@ -116,8 +116,8 @@ def links(tokens: Sequence[Token], body_lines: Sequence[str]) -> list[Link]:
                 href, image = str(child.attrGet("src") or ""), True
             else:
                 continue
-            if child.markup == "linkify" or child.info == "auto":
-                continue
+            if child.markup == "linkify":
+                continue  # bare http(s)/www URLs found by linkify: nothing to check
             line, col = _find(href, body_lines, block.map[0], block.map[1])
             found.append(Link(href, line, col, image))
     return found

@@ -6,6 +6,7 @@ show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,15 +84,15 @@ def as_authored(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _base(env: jinja2.Environment, ctx: SiteContext, url: str) -> dict[str, Any]:
-    """What base.html needs on every page; ``rel`` makes links relative to ``url``."""
-    env.filters["rel"] = lambda target: relative(url, target)
+def _base(ctx: SiteContext, url: str) -> dict[str, Any]:
+    """What base.html needs on every page; ``rel`` makes a site path relative to ``url``."""
     nav = tuple(NavItem(i.title, i.url, i.url == url or (i.url != "/" and url.startswith(i.url))) for i in ctx.nav)
     return {
         "site": ctx.config,
         "root": relative(url, "/"),
         "canonical": absolute(ctx.config.base_url, url),
         "nav": nav,
+        "rel": functools.partial(relative, url),
     }
 
 
@@ -117,7 +118,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
     body = Markup(render_tokens(page.tokens, page.url, figures))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(
-        **_base(env, ctx, page.url),
+        **_base(ctx, page.url),
         page=page,
         body=body,
         toc=headings(page.tokens),
@@ -158,7 +159,7 @@ def dump_json(document: Any) -> bytes:
 
 def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:
     html = env.get_template("listing.html").render(
-        **_base(env, ctx, listing.url),
+        **_base(ctx, listing.url),
         heading=listing.heading,
         intro=listing.intro,
         groups=listing.groups,

@@ -262,3 +262,13 @@ def test_no_cache_redraws_the_same_bytes(tmp_path: Path) -> None:
     cached = tree(root / "_site")
     assert build(root, "--no-cache")[0] == 0
     assert tree(root / "_site") == cached
+
+
+@pytest.mark.parametrize("out", [".", "content", "exports", ".."])
+def test_output_folder_may_not_replace_the_site(tmp_path: Path, out: str) -> None:
+    root = small_site(tmp_path / "site")
+    before = tree(tmp_path)
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(root / out)])
+    assert outcome.exit_code == 2
+    assert "[output]" in outcome.output and "hint: use a folder of its own" in outcome.output
+    assert tree(tmp_path) == before

@@ -229,9 +229,9 @@ def test_uncertainty_shapes_give_only_their_own_bars_and_notes() -> None:
     assert served.whisker is None
     assert plan.panels[2].points[0].whisker.legend == style.LEGEND_CI  # type: ignore[union-attr]
     assert plan.notes == (
-        "spread ratio 1.04 reported for Served rate, long agentic; descriptive only, no bar drawn",
+        "spread ratio 1.04 reported for Served rate, long agentic; descriptive only, no error bar drawn",
         "Separate sources — not a ranking",
-        "BF16 host RSS: approximate value as reported; no bar drawn",
+        "BF16 host RSS: approximate value as reported; no error bar drawn",
     )
     assert plan.rows[1].uncertainty == "spread ratio 1.04 (descriptive only)"
     assert plan.rows[3].uncertainty == "95% CI -0.2 to 1.2 (paired bootstrap)"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Callable
 
 from .charts import render_charts
-from .config import SiteConfig, load_config
+from .config import RESERVED_FOLDERS, SiteConfig, load_config
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
 from .model import Asset, Page
@@ -32,7 +32,7 @@ from .render import (
 from .schemas import SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_tree
+from .writer import read_tree, write_trees
 
 EXPORTS_DIR = "exports"
 CACHE_DIR = ".cache/charts"
@@ -116,7 +116,7 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteCon
     for folder in folders:
         paths |= {folder, folder + "index.html", folder + "index.json", folder + "index.md"}
     for page in pages:
-        paths |= {f"{page.url}{chart.id}.svg" for chart in page.charts}
+        paths |= {f"{page.url}{name}" for chart in page.charts for name, _ in chart.variants()}
     paths |= {"/" + asset.rel for asset in assets}
     paths |= {f"/schema/{name}" for name, _ in schemas.published}
     return paths
@@ -134,11 +134,12 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
     for listing in listings(plan.pages, plan.config):
         for name, data in render_listing(env, listing, ctx).items():
             files[listing.url.lstrip("/") + name] = data
-    charts = [(page, chart) for page in plan.pages for chart in page.charts]
+    # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
+    drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else options.root / CACHE_DIR
-    svgs = render_charts([chart for _, chart in charts], jobs=options.jobs, cache_dir=cache, progress=progress)
-    for (page, chart), svg in zip(charts, svgs):
-        files[f"{page.url.lstrip('/')}{chart.id}.svg"] = svg
+    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
+    for (page, name, _), svg in zip(drawings, svgs):
+        files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
         files[asset.rel] = asset.data
     files["static/style.css"] = (template_folder(options.root) / "static" / "style.css").read_bytes()
@@ -167,10 +168,29 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> list[
     plan, problems = plan_site(options)
     if plan is None:
         return problems
+    out = output_dir(plan, options)
+    refused = _refused_output(out, options.root)
+    if refused:
+        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
     files = render_site(plan, options, progress)
-    write_tree(output_dir(plan, options), files)
-    write_tree(options.root / EXPORTS_DIR, export_files(plan, files))
+    try:
+        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+    except OSError as exc:
+        where = Location(str(exc.filename or out))
+        return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
+                                 hint="nothing was changed; free space or fix permissions, then build again")]
     return problems
+
+
+def _refused_output(out: Path, root: Path) -> str:
+    """Why ``out`` must not be replaced by the built site, or ""."""
+    out, root = out.resolve(), root.resolve()
+    if out == root or out in root.parents:
+        return f"the output folder {out} holds the site root; building there would replace it"
+    for own in sorted(RESERVED_FOLDERS):
+        if out == root / own or (root / own) in out.parents:
+            return f"the output folder {out} is the site's own {own}/"
+    return ""
 
 
 def check_site(options: BuildOptions) -> list[Problem]:

@@ -1,8 +1,11 @@
 """Where everything goes, in pixels, decided before anything is drawn.
 
-The figure's width is fixed and its height follows from line counts (wrapped
-titles, labels, legend rows, notes), so the plan knows the SVG's intrinsic
-size without importing matplotlib, and drawing never needs ``tight_layout``.
+A chart is laid out for a :class:`Canvas`: a figure width and the sizes that
+follow from it. Every chart has two: ``WIDE`` (one article column) and
+``NARROW`` (a phone, where the SVG is shown near 1:1 so its text keeps its
+size). The figure's height follows from line counts (wrapped titles, labels,
+legend rows, notes), so the plan knows the SVG's intrinsic size without
+importing matplotlib, and drawing never needs ``tight_layout``.
 """
 
 from __future__ import annotations
@@ -12,14 +15,57 @@ from dataclasses import dataclass
 from . import style
 from .model import LegendItem, PanelBox, Slot
 
-LABEL_COLUMN_MAX = 250  # px: widest category-label column of a horizontal panel
 VALUE_AXIS_RESERVE = 64  # px: tick labels left of a vertical panel
-MAX_VERTICAL_SLOTS = 6
-MAX_VERTICAL_BARS = 12
 COLUMN_HEADER = 22
-VERTICAL_PLOT = 190  # px: plot height of a vertical bar panel
-LINE_PLOT = 240  # px: plot height of a line panel
-STATUS_CELL_PX = 190  # widest status cell
+VALUE_LABEL_GAP = 6  # px: least free space between the value labels of neighbouring vertical bars
+
+
+@dataclass(frozen=True)
+class Canvas:
+    """The width a chart is laid out for and the sizes that depend on it (px)."""
+
+    width: int
+    label_column_max: int  # widest category-label column of a horizontal panel
+    vertical_plot: int  # plot height of a vertical bar panel
+    line_plot: int  # plot height of a line panel
+    status_cell: int  # widest status cell
+    max_vertical_slots: int  # more categories than this: horizontal bars
+    max_vertical_bars: int  # more bars than this: horizontal bars
+    max_vertical_lines: int  # a category label wrapping to more lines: horizontal bars
+
+    @property
+    def content(self) -> int:
+        return self.width - 2 * style.PAD_X
+
+
+WIDE = Canvas(
+    width=style.WIDTH_PX,
+    label_column_max=250,
+    vertical_plot=190,
+    line_plot=240,
+    status_cell=190,
+    max_vertical_slots=6,
+    max_vertical_bars=12,
+    max_vertical_lines=3,
+)
+# A phone shows the figure ~343 px wide: 400 px keeps 11 pt text at ~12.5 px.
+# Vertical bars only for a few short categories; everything else lies down.
+NARROW = Canvas(
+    width=style.NARROW_WIDTH_PX,
+    label_column_max=140,
+    vertical_plot=160,
+    line_plot=200,
+    status_cell=150,
+    max_vertical_slots=3,
+    max_vertical_bars=6,
+    max_vertical_lines=2,
+)
+CANVASES = (WIDE, NARROW)
+
+
+def canvas(width: int) -> Canvas:
+    """The canvas a plan of ``width`` px was laid out for."""
+    return next(c for c in CANVASES if c.width == width)
 
 
 @dataclass(frozen=True)
@@ -32,62 +78,74 @@ class Group:
     points: tuple[int, ...]
 
 
-def vertical_slot_px(slots: int) -> float:
+def vertical_slot_px(slots: int, where: Canvas) -> float:
     """Width available to one category label under a vertical panel."""
-    return (style.CONTENT_PX - VALUE_AXIS_RESERVE) / max(slots, 1) - 10
+    return (where.content - VALUE_AXIS_RESERVE) / max(slots, 1) - 10
 
 
-def wrap_label(label: str, horizontal: bool, slots: int) -> tuple[str, ...]:
-    width = LABEL_COLUMN_MAX if horizontal else vertical_slot_px(slots)
+def wrap_label(label: str, horizontal: bool, slots: int, where: Canvas) -> tuple[str, ...]:
+    width = where.label_column_max if horizontal else vertical_slot_px(slots, where)
     return style.wrap(label, width, style.SIZE_TICK)
 
 
-def bar_is_horizontal(groups: list[Group], separate: bool) -> bool:
-    """Vertical bars only for a few short categories; otherwise labels read better beside bars."""
+def bar_is_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float] | None = None) -> bool:
+    """Vertical bars only for a few short categories whose value labels fit over their bars;
+    otherwise labels read better beside the bars."""
     bars = sum(len(g.points) for g in groups)
-    if separate or len(groups) > MAX_VERTICAL_SLOTS or bars > MAX_VERTICAL_BARS:
+    if separate or len(groups) > where.max_vertical_slots or bars > where.max_vertical_bars:
         return True
-    return any(len(wrap_label(g.label, False, len(groups))) > 3 for g in groups)
+    if any(len(wrap_label(g.label, False, len(groups), where)) > where.max_vertical_lines for g in groups):
+        return True
+    share = (where.content - VALUE_AXIS_RESERVE) / max(len(groups), 1)
+    widths = value_px or []
+    return any(widths[i] > share / len(g.points) - VALUE_LABEL_GAP for g in groups for i in g.points if i < len(widths))
 
 
-def status_lines(state: str, columns: int) -> tuple[str, ...]:
+def status_lines(state: str, columns: int, where: Canvas) -> tuple[str, ...]:
     """The lines of a status cell's text (raw strings wrap to the cell)."""
-    cell = min(STATUS_CELL_PX, (style.CONTENT_PX - LABEL_COLUMN_MAX - 12) / max(columns, 1))
+    cell = min(where.status_cell, (where.content - where.label_column_max - 12) / max(columns, 1))
     return style.wrap(state, cell - 16, style.SIZE_VALUE)
 
 
 def place_slots(
-    groups: list[Group], horizontal: bool, stacked: bool, separate: bool, cell_lines: list[int] | None = None
+    groups: list[Group],
+    horizontal: bool,
+    stacked: bool,
+    separate: bool,
+    where: Canvas,
+    cell_lines: list[int] | None = None,
+    prefix: str = "",
 ) -> tuple[tuple[Slot, ...], int]:
     """Slots with their wrapped labels and (horizontal) px extent; and the plot height.
 
     ``stacked``: the points of a slot sit one under the other (bars of series);
     otherwise side by side (status columns, whose text takes ``cell_lines``).
+    ``prefix`` names the category field where the labels alone say nothing (``draft tokens: 3``).
     """
     slots: list[Slot] = []
     cursor = 0
     for index, group in enumerate(groups):
-        lines = wrap_label(group.label, horizontal, len(groups))
+        lines = wrap_label(prefix + group.label, horizontal, len(groups), where)
         if separate and (index == 0 or groups[index - 1].block != group.block):
             cursor += style.SOURCE_HEADER
         text_lines = max(len(lines), cell_lines[index] if cell_lines else 0)
         size = _slot_size(text_lines, len(group.points) if stacked else 1) if horizontal else 0
         slots.append(Slot(group.label, lines, group.source, group.block, group.points, cursor, size))
         cursor += size
-    return tuple(slots), (cursor if horizontal else VERTICAL_PLOT)
+    return tuple(slots), (cursor if horizontal else where.vertical_plot)
 
 
 def _slot_size(lines: int, stacked_points: int) -> int:
     return max(style.MIN_SLOT, lines * style.TICK_LINE + style.SLOT_PAD, stacked_points * style.BAR_PX + style.SLOT_PAD)
 
 
-def legend_rows(items: tuple[LegendItem, ...]) -> tuple[tuple[int, ...], ...]:
+def legend_rows(items: tuple[LegendItem, ...], where: Canvas) -> tuple[tuple[int, ...], ...]:
     """Pack legend entries into rows that fit the figure width (conservative estimate)."""
     rows: list[list[int]] = []
-    used = float(style.CONTENT_PX)
+    used = float(where.content)
     for index, item in enumerate(items):
         width = 30 + style.text_px(item.label, style.SIZE_LEGEND) + 20
-        if used + width > style.CONTENT_PX:
+        if used + width > where.content:
             rows.append([])
             used = 0.0
         rows[-1].append(index)
@@ -103,7 +161,7 @@ def below_plot(kind: str, horizontal: bool, slots: tuple[Slot, ...]) -> int:
         return style.AXIS_BAND
     lines = max((len(s.lines) for s in slots), default=1)
     band = lines * style.TICK_LINE + 12
-    return band + (style.UNIT_BAND if kind == "line" else 0)
+    return band + (style.AXIS_LABEL_BAND if kind == "line" else 0)
 
 
 def above_plot(kind: str, horizontal: bool, columns: int) -> int:
@@ -114,25 +172,25 @@ def above_plot(kind: str, horizontal: bool, columns: int) -> int:
 
 
 def panel_box(
-    top: int, title: str, items: tuple[LegendItem, ...], plot_height: int, above: int, below: int
+    top: int, title: str, items: tuple[LegendItem, ...], plot_height: int, above: int, below: int, where: Canvas
 ) -> PanelBox:
-    title_lines = style.wrap(title, style.CONTENT_PX, style.SIZE_PANEL_TITLE, bold=True) if title else ()
-    rows = legend_rows(items)
+    title_lines = style.wrap(title, where.content, style.SIZE_PANEL_TITLE, bold=True) if title else ()
+    rows = legend_rows(items, where)
     head = len(title_lines) * style.PANEL_TITLE_LINE + len(rows) * style.LEGEND_ROW + (6 if title_lines or rows else 0)
     plot_top = top + head + above
     height = head + above + plot_height + below
     return PanelBox(top, height, title_lines, rows, plot_top, plot_height)
 
 
-def title_lines(title: str) -> tuple[str, ...]:
-    return style.wrap(title, style.CONTENT_PX, style.SIZE_TITLE, bold=True)
+def title_lines(title: str, where: Canvas) -> tuple[str, ...]:
+    return style.wrap(title, where.content, style.SIZE_TITLE, bold=True)
 
 
-def note_lines(notes: tuple[str, ...]) -> tuple[str, ...]:
+def note_lines(notes: tuple[str, ...], where: Canvas) -> tuple[str, ...]:
     return tuple(
         line
         for note in notes
-        for line in style.wrap(note, style.CONTENT_PX, style.SIZE_NOTE, bold=note == style.SEPARATE_SOURCES)
+        for line in style.wrap(note, where.content, style.SIZE_NOTE, bold=note == style.SEPARATE_SOURCES)
     )
 
 

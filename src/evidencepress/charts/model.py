@@ -184,3 +184,11 @@ class ChartPlan:
     note_lines: tuple[str, ...]
     notes_top: int
     cache_key: str
+    narrow: ChartPlan | None = None  # the same chart laid out for a phone (``<id>.narrow.svg``)
+
+    def variants(self) -> tuple[tuple[str, ChartPlan], ...]:
+        """(file name, plan) of every drawing of this chart: ``<id>.svg`` and ``<id>.narrow.svg``."""
+        files: tuple[tuple[str, ChartPlan], ...] = ((f"{self.id}.svg", self),)
+        if self.narrow is not None:
+            files += ((f"{self.id}.narrow.svg", self.narrow),)
+        return files

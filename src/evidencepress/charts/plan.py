@@ -7,6 +7,7 @@ import functools
 import hashlib
 import importlib.metadata
 import json
+import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,9 +22,14 @@ from .values import extract
 
 @dataclass(frozen=True)
 class _Panel:
-    """A panel before layout."""
+    """A panel's selected values, before layout (which depends on the canvas)."""
 
-    plan: PanelPlan  # with an empty box; placed by ``_place``
+    spec: PanelSpec
+    points: tuple[Point, ...]
+    unit: str
+    x_numeric: bool
+    series: tuple[str, ...]
+    separate: bool
     rows: tuple[ChartRow, ...]
     notes: tuple[str, ...]
 
@@ -31,6 +37,7 @@ class _Panel:
 def build_plan(
     spec: ChartSpec, export: Any, positions: Positions, fence_line: int
 ) -> tuple[ChartPlan | None, list[Problem]]:
+    """The wide plan, with its narrow (phone) variant as ``.narrow``."""
     panels: list[_Panel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
@@ -40,18 +47,9 @@ def build_plan(
             panels.append(built)
     if problems:
         return None, problems
-    if any(p.plan.kind == "bar" and p.plan.horizontal for p in panels):
-        panels = [replace(p, plan=_turn_horizontal(p.plan)) if p.plan.kind == "bar" else p for p in panels]
-    return _chart(spec, panels, positions, fence_line), []
-
-
-def _turn_horizontal(plan: PanelPlan) -> PanelPlan:
-    """Bar panels of one chart share an orientation: horizontal when any needs it."""
-    if plan.horizontal:
-        return plan
-    groups = [layout.Group(s.label, s.source, s.block, s.points) for s in plan.slots]
-    slots, height = layout.place_slots(groups, True, True, plan.separate_sources)
-    return replace(plan, horizontal=True, slots=slots, box=replace(plan.box, plot_height=height))
+    wide = _chart(spec, panels, positions, fence_line, layout.WIDE)
+    narrow = _chart(spec, panels, positions, fence_line, layout.NARROW)
+    return replace(wide, narrow=narrow), []
 
 
 def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel | None, list[Problem]]:
@@ -84,10 +82,9 @@ def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel 
     problems += guards.series_count(panel, series, positions)
     if problems:
         return None, problems
-    plan = _panel_plan(panel, tuple(points), unit, x_numeric, series, separate)
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    return _Panel(plan, rows, notes), []
+    return _Panel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes), []
 
 
 def _merge(problems: list[Problem]) -> list[Problem]:
@@ -103,35 +100,36 @@ def _merge(problems: list[Problem]) -> list[Problem]:
     return merged
 
 
-def _panel_plan(
-    panel: PanelSpec, points: tuple[Point, ...], unit: str, x_numeric: bool, series: tuple[str, ...], separate: bool
-) -> PanelPlan:
+def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
+    panel, points, series, separate = built.spec, built.points, built.series, built.separate
     kind = panel.kind
     groups = _groups(points, separate and kind != "line", bool(series) and kind != "line")
-    horizontal = kind in ("range", "interval", "status") or (
-        kind == "bar" and layout.bar_is_horizontal(groups, separate)
+    horizontal = (
+        kind in ("range", "interval", "status")
+        or (kind == "bar" and force_horizontal)
+        or (kind == "bar" and layout.bar_is_horizontal(groups, separate, where, _value_px(points)))
     )
     if kind == "line":
         horizontal = False
-        groups = [] if x_numeric else _categories(points)
+        groups = [] if built.x_numeric else _categories(points)
     columns = _status_columns(panel, series) if kind == "status" else ()
     cell_lines = (
-        [max(len(_state_lines(points[i].state, len(columns))) for i in g.points) for g in groups]
+        [max(len(_state_lines(points[i].state, len(columns), where)) for i in g.points) for g in groups]
         if kind == "status"
         else None
     )
     slots, plot_height = layout.place_slots(
-        groups, horizontal, kind != "status", separate and kind != "line", cell_lines
+        groups, horizontal, kind != "status", separate and kind != "line", where, cell_lines, _category_prefix(built)
     )
-    legend = _legend(kind, points, series, panel.reference)
-    box = PanelBox(0, 0, (), (), 0, layout.LINE_PLOT if kind == "line" else plot_height)
+    legend = _legend(kind, points, series, panel.reference, _series_prefix(built))
+    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind == "line" else plot_height)
     return PanelPlan(
         title=panel.title,
         kind=kind,
         horizontal=horizontal,
-        unit=unit,
-        x_label=panel.x.rpartition(".")[2].replace("_", " ") if kind == "line" else "",
-        x_numeric=x_numeric,
+        unit=built.unit,
+        x_label=_field_name(panel.x) if kind == "line" else "",
+        x_numeric=built.x_numeric,
         points=points,
         slots=slots,
         series=series,
@@ -143,17 +141,50 @@ def _panel_plan(
     )
 
 
+def _value_px(points: tuple[Point, ...]) -> list[float]:
+    """Width of each point's value label over a vertical bar ("not reported" for a null)."""
+    return [
+        style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else style.display_number(p.value), style.SIZE_VALUE)
+        for p in points
+    ]
+
+
+_BARE = re.compile(r"^[\u2212+\-]?[0-9][0-9,.]*$|^(true|false)$")
+
+
+def _field_name(path: str) -> str:
+    return path.rpartition(".")[2].replace("_", " ")
+
+
+def _category_prefix(built: _Panel) -> str:
+    """``draft tokens: `` when every category is a bare number or boolean, which says nothing alone."""
+    panel = built.spec
+    if panel.kind == "line" or panel.x == "label" or not built.points:
+        return ""
+    if all(_BARE.match(p.label) for p in built.points):
+        return _field_name(panel.x) + ": "
+    return ""
+
+
+def _series_prefix(built: _Panel) -> str:
+    """``thinking: `` when a series name is a bare number or boolean (``false`` beside ``adaptive``)."""
+    panel = built.spec
+    if panel.series is None or not any(_BARE.match(name) for name in built.series):
+        return ""
+    return _field_name(panel.series) + ": "
+
+
 def _status_columns(panel: PanelSpec, series: tuple[str, ...]) -> tuple[str, ...]:
     """Column headers of a status grid: the series, or the y field when the panel has no title."""
     if series:
         return series
-    return () if panel.title else (panel.y.rpartition(".")[2].replace("_", " "),)
+    return () if panel.title or panel.y == "value" else (_field_name(panel.y),)
 
 
-def _state_lines(state: str, columns: int) -> tuple[str, ...]:
+def _state_lines(state: str, columns: int, where: layout.Canvas) -> tuple[str, ...]:
     if state in style.STATES:
         return (state,)
-    return layout.status_lines(state, columns)
+    return layout.status_lines(state, columns, where)
 
 
 def _groups(points: tuple[Point, ...], separate: bool, by_series: bool) -> list[layout.Group]:
@@ -193,8 +224,10 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
     return [layout.Group(label, "", 0, tuple(indices)) for label, indices in order.items()]
 
 
-def _legend(kind: str, points: tuple[Point, ...], series: tuple[str, ...], reference: Any) -> tuple[LegendItem, ...]:
-    items = [LegendItem("series", name, style.series_color(i)) for i, name in enumerate(series)]
+def _legend(
+    kind: str, points: tuple[Point, ...], series: tuple[str, ...], reference: Any, prefix: str = ""
+) -> tuple[LegendItem, ...]:
+    items = [LegendItem("series", prefix + name, style.series_color(i)) for i, name in enumerate(series)]
     if kind == "status":
         return tuple(items)
     if kind == "range" and any(p.observations for p in points):
@@ -214,16 +247,25 @@ def _legend(kind: str, points: tuple[Point, ...], series: tuple[str, ...], refer
     return tuple(items)
 
 
-def _chart(spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_line: int) -> ChartPlan:
-    heading = layout.title_lines(spec.title)
+def _chart(
+    spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_line: int, where: layout.Canvas
+) -> ChartPlan:
+    plans = [_panel_plan(built, where) for built in panels]
+    if any(p.kind == "bar" and p.horizontal for p in plans):
+        # Bar panels of one chart share an orientation: horizontal when any needs it.
+        plans = [
+            _panel_plan(built, where, force_horizontal=True) if plan.kind == "bar" else plan
+            for built, plan in zip(panels, plans)
+        ]
+    heading = layout.title_lines(spec.title, where)
     top = layout.panels_top(heading)
     placed: list[PanelPlan] = []
-    for built in panels:
-        plan = _place(built.plan, top)
+    for plan in plans:
+        plan = _place(plan, top, where)
         placed.append(plan)
         top += plan.box.height + style.PANEL_GAP
     notes = tuple(dict.fromkeys(note for built in panels for note in built.notes))
-    notes_text = layout.note_lines(notes)
+    notes_text = layout.note_lines(notes, where)
     notes_top = layout.notes_top([p.box for p in placed], layout.panels_top(heading), bool(notes))
     plotted = tuple(dict.fromkeys(p.ident for plan in placed for p in plan.points))
     chart = ChartPlan(
@@ -238,7 +280,7 @@ def _chart(spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_li
         notes=notes,
         rows=tuple(row for built in panels for row in built.rows),
         plotted=plotted,
-        width=style.WIDTH_PX,
+        width=where.width,
         height=layout.figure_height(notes_top, notes_text),
         title_lines=heading,
         note_lines=notes_text,
@@ -248,10 +290,10 @@ def _chart(spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_li
     return replace(chart, cache_key=cache_key(chart))
 
 
-def _place(plan: PanelPlan, top: int) -> PanelPlan:
+def _place(plan: PanelPlan, top: int, where: layout.Canvas) -> PanelPlan:
     above = layout.above_plot(plan.kind, plan.horizontal, len(plan.columns))
     below = layout.below_plot(plan.kind, plan.horizontal, plan.slots)
-    box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below)
+    box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below, where)
     return replace(plan, box=box)
 
 
@@ -260,7 +302,7 @@ def _id_location(positions: Positions, fence_line: int) -> Location:
     return where if where.line else Location(positions.file, fence_line, 1)
 
 
-_NOT_DRAWN = ("alt", "caption", "line", "location", "rows", "cache_key")
+_NOT_DRAWN = ("alt", "caption", "line", "location", "rows", "cache_key", "narrow")
 
 
 def cache_key(plan: ChartPlan) -> str:

@@ -12,15 +12,15 @@ from collections.abc import Callable
 
 from . import metrics
 
-RENDERER_VERSION = "1"
+RENDERER_VERSION = "3"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72
-WIDTH_PX = 720  # 7.5 in: one article column at 1:1, still legible at 375 px
+WIDTH_PX = 720  # 7.5 in: one article column at 1:1
+NARROW_WIDTH_PX = 400  # the phone variant: shown ~343 px wide, its 11 pt text stays ~12.5 px
 PAD_X = 16
 PAD_TOP = 14
 PAD_BOTTOM = 12
-CONTENT_PX = WIDTH_PX - 2 * PAD_X
 
 FONT_FAMILY = "DejaVu Sans"
 SIZE_TITLE = 15.0
@@ -66,7 +66,9 @@ TICK_LINE = 18
 NOTE_LINE = 19
 PANEL_GAP = 24
 AXIS_BAND = 46  # value-axis tick labels + axis label under a horizontal panel
-UNIT_BAND = 20  # unit label above a vertical panel
+UNIT_BAND = 28  # unit label above a vertical panel, clear of the top tick label
+UNIT_GAP = 12  # px between the unit label's bottom and the plot top
+AXIS_LABEL_BAND = 20  # x-axis label under a line panel
 SOURCE_HEADER = 24
 BAR_PX = 19
 SLOT_PAD = 10

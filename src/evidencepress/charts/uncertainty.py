@@ -40,10 +40,10 @@ def from_uncertainty(uncertainty: Any, label: str) -> tuple[Whisker | None, str]
         return Whisker("ci", style.LEGEND_CI, low=ci[0], high=ci[1]), ""
     if "spread_ratio" in uncertainty:
         ratio = authored(uncertainty["spread_ratio"])
-        return None, f"spread ratio {ratio} reported for {label}; descriptive only, no bar drawn"
+        return None, f"spread ratio {ratio} reported for {label}; descriptive only, no error bar drawn"
     if uncertainty.get("approximate") is True:
-        return None, f"{label}: approximate value as reported; no bar drawn"
-    return None, f"{label}: uncertainty {authored(uncertainty)} is not a known shape; no bar drawn"
+        return None, f"{label}: approximate value as reported; no error bar drawn"
+    return None, f"{label}: uncertainty {authored(uncertainty)} is not a known shape; no error bar drawn"
 
 
 def uncertainty_text(uncertainty: Any) -> str:

@@ -36,7 +36,8 @@ RC: dict[Any, Any] = {
     "legend.frameon": False,
 }
 
-_KINDS: dict[str, Callable[[Figure, common.Frame, PanelPlan], None]] = {
+# A kind may return a finisher: work that needs the axes' final position (after alignment).
+_KINDS: dict[str, Callable[[Figure, common.Frame, PanelPlan], Callable[[], None] | None]] = {
     "bar": bar.draw,
     "line": line.draw,
     "range": rangeplot.draw,
@@ -69,11 +70,16 @@ def figure(plan: ChartPlan) -> Figure:
             fontweight="bold",
             color=style.INK,
         )
+    finishers = []
     for panel in plan.panels:
         _panel_title(fig, frame, panel)
         common.legend(fig, frame, panel)
-        _KINDS[panel.kind](fig, frame, panel)
+        finish = _KINDS[panel.kind](fig, frame, panel)
+        if finish is not None:
+            finishers.append(finish)
     common.align_vertical(fig)
+    for finish in finishers:
+        finish()
     for number, text in enumerate(plan.note_lines):
         emphasis = "bold" if text == style.SEPARATE_SOURCES else "normal"
         fig.text(

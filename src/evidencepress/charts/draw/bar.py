@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 from .. import layout, style
 from ..model import PanelPlan, Point
 from .common import (
+    HALO,
     Frame,
     add_axes,
     categories_on,
@@ -21,6 +22,7 @@ from .common import (
     padded_limits,
     series_color,
     stacked,
+    unit_label,
     value_axis,
     whisker_offsets,
 )
@@ -64,20 +66,14 @@ def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
             point = panel.points[index]
             x = position - fill / 2 + (k + 0.5) * thickness
             text = _value_label(point)
-            fits = measure(text, style.SIZE_VALUE) <= thickness * slot_px + 8
+            # A label may overhang its bar into the gap, never into its neighbour's share.
+            fits = measure(text, style.SIZE_VALUE) <= slot_px / n - layout.VALUE_LABEL_GAP
             _bar(ax, panel, point, x, text if fits else "", horizontal=False, thickness=thickness)
     categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
-    value_axis(ax, "y")
+    value_axis(ax, "y", panel)
     fit_left(ax, frame, box.plot_top, box.plot_height)
     ax.axhline(0, color=style.MUTED, linewidth=0.8)
-    fig.text(
-        frame.x(style.PAD_X),
-        frame.y(box.plot_top - 6),
-        panel.unit,
-        fontsize=style.SIZE_TICK,
-        color=style.INK,
-        va="bottom",
-    )
+    unit_label(fig, frame, panel)
 
 
 def _bar(
@@ -90,7 +86,8 @@ def _bar(
     thickness: float = style.BAR_PX * 0.8,
 ) -> None:
     if point.value is None:
-        not_reported(ax, 0, at, horizontal)
+        # At zero on the value axis, in the bar's own slot.
+        not_reported(ax, *((0, at) if horizontal else (at, 0)), horizontal)
         return
     color = series_color(panel, point)
     offsets = whisker_offsets(point)
@@ -147,6 +144,7 @@ def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -
         fontsize=style.SIZE_VALUE,
         color=style.INK,
         annotation_clip=False,
+        path_effects=HALO,
         **align,
     )
 

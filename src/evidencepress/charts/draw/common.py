@@ -17,13 +17,15 @@ from matplotlib.font_manager import FontProperties
 from matplotlib.legend_handler import HandlerLine2D
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.patheffects import withStroke
 from matplotlib.textpath import text_to_path
-from matplotlib.ticker import FuncFormatter, MaxNLocator
+from matplotlib.ticker import Formatter, MaxNLocator
 
 from .. import style
 from ..model import LegendItem, PanelPlan, Point
 
 WHISKER_KINDS = ("sd", "range", "ci", "interval")
+HALO = [withStroke(linewidth=3, foreground="white")]  # keeps a value label legible over gridlines
 VERTICAL = "vertical value axis"  # label of the axes whose left edges are aligned
 
 
@@ -72,13 +74,101 @@ def add_axes(fig: Figure, frame: Frame, left: float, top: float, width: float, h
     return ax
 
 
-def value_axis(ax: Axes, which: Literal["x", "y"]) -> None:
-    """Gridlines and plain number labels on the value axis ("x" or "y")."""
+_LARGE = ((10**12, "trillions"), (10**9, "billions"), (10**6, "millions"))
+
+
+def large_scale(panel: PanelPlan) -> tuple[int, str]:
+    """(10**9, "billions") when the panel's values reach ten million, else (1, "").
+
+    Ticks then read ``0 50 100 150`` under ``bytes (billions)`` instead of
+    ``150,000,000,000``. Only the value axis changes: value labels keep the authored digits.
+    """
+    low, high = extent(panel.points, include_zero=True)
+    top = max(abs(low), abs(high))
+    if top < 10**7:
+        return 1, ""
+    return next((scale, word) for scale, word in _LARGE if top >= scale)
+
+
+def axis_unit(panel: PanelPlan) -> str:
+    """The value axis title: the unit, with the scale of its ticks when there is one."""
+    word = large_scale(panel)[1]
+    return f"{panel.unit} ({word})" if word else panel.unit
+
+
+class TickFormatter(Formatter):
+    """Plain tick labels, alike along one axis: thousands separators on every label as soon as
+    one needs them (``8,000`` beside ``16,000``), divided by the axis' scale (``large_scale``)."""
+
+    ticks: Sequence[float] = ()
+
+    def __init__(self, scale: int = 1) -> None:
+        self.scale = scale
+
+    def set_locs(self, locs: Sequence[float]) -> None:
+        self.ticks = list(locs)
+
+    def __call__(self, x: float, pos: int | None = None) -> str:
+        return tick_text(x, self.ticks or [x], self.scale)
+
+
+def tick_text(value: float, ticks: Sequence[float], scale: int = 1) -> str:
+    if scale != 1:
+        value, ticks = round(value / scale, 9), [round(t / scale, 9) for t in ticks]
+    top = max((abs(t) for t in ticks), default=0.0)
+    if top >= 10_000 and float(value).is_integer():
+        return f"{int(value):,}".replace("-", "\u2212")
+    return style.display_number(value)
+
+
+class FittingLocator(MaxNLocator):
+    """``MaxNLocator`` that takes fewer ticks when the labels of a horizontal value axis would
+    not fit its width (a narrow figure with long numbers)."""
+
+    def __init__(self, nbins: int, axis_px: float, scale: int) -> None:
+        super().__init__(nbins=nbins)
+        self.most = nbins
+        self.axis_px = axis_px
+        self.scale = scale
+
+    def tick_values(self, vmin: float, vmax: float) -> Any:
+        for nbins in range(self.most, 1, -1):
+            self.set_params(nbins=nbins)
+            ticks = super().tick_values(vmin, vmax)
+            shown = [t for t in ticks if min(vmin, vmax) <= t <= max(vmin, vmax)]
+            widest = max((measure(tick_text(t, shown, self.scale), style.SIZE_TICK) for t in shown), default=0.0)
+            if len(shown) <= 3 or len(shown) * (widest + 14) <= self.axis_px:
+                break
+        self.set_params(nbins=self.most)
+        return ticks
+
+
+def value_axis(ax: Axes, which: Literal["x", "y"], panel: PanelPlan, axis_px: float = 0.0) -> None:
+    """Gridlines and plain number labels on the value axis ("x" or "y").
+
+    A horizontal value axis (``x``) of ``axis_px`` px takes only as many ticks as fit.
+    """
     axis = ax.xaxis if which == "x" else ax.yaxis
-    axis.set_major_locator(MaxNLocator(nbins=6 if which == "x" else 5))
-    axis.set_major_formatter(FuncFormatter(lambda v, _pos: style.display_number(v)))
+    scale = large_scale(panel)[0]
+    if which == "x" and axis_px:
+        axis.set_major_locator(FittingLocator(6, axis_px, scale))
+    else:
+        axis.set_major_locator(MaxNLocator(nbins=6 if which == "x" else 5))
+    axis.set_major_formatter(TickFormatter(scale))
     ax.grid(True, axis=which, color=style.GRID, linewidth=0.8)
     ax.set_axisbelow(True)
+
+
+def unit_label(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    """The unit of a vertical value axis, over its top tick label."""
+    fig.text(
+        frame.x(style.PAD_X),
+        frame.y(panel.box.plot_top - style.UNIT_GAP),
+        axis_unit(panel),
+        fontsize=style.SIZE_TICK,
+        color=style.INK,
+        va="bottom",
+    )
 
 
 def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
@@ -235,7 +325,9 @@ def fit_left(ax: Axes, frame: Frame, top: float, height: float) -> float:
     """Move a vertical panel's axes so its value tick labels just fit; returns the axes' left px."""
     low, high = sorted(ax.get_ylim())
     ticks = [v for v in ax.yaxis.get_major_locator()() if low <= v <= high]
-    widest = max((measure(style.display_number(v), style.SIZE_TICK) for v in ticks), default=0.0)
+    formatter = ax.yaxis.get_major_formatter()
+    scale = formatter.scale if isinstance(formatter, TickFormatter) else 1
+    widest = max((measure(tick_text(v, ticks, scale), style.SIZE_TICK) for v in ticks), default=0.0)
     left = style.PAD_X + widest + 10
     ax.set_position(frame.rect(left, top, frame.width - style.PAD_X - left, height))
     ax.set_label(VERTICAL)
@@ -271,7 +363,7 @@ def horizontal_axes(fig: Figure, frame: Frame, panel: PanelPlan) -> tuple[Axes, 
     ax = add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
     ax.set_ylim(box.plot_height, 0)
     categories_on(ax, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
-    value_axis(ax, "x")
-    ax.set_xlabel(panel.unit, fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
+    value_axis(ax, "x", panel, width)
+    ax.set_xlabel(axis_unit(panel), fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
     source_headers(fig, frame, panel)
     return ax, width

@@ -7,6 +7,7 @@ from matplotlib.figure import Figure
 from .. import style
 from ..model import PanelPlan
 from .common import (
+    HALO,
     Frame,
     extent,
     horizontal_axes,
@@ -60,4 +61,5 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
             fontsize=style.SIZE_VALUE,
             color=style.INK,
             annotation_clip=False,
+            path_effects=HALO,
         )

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.patheffects import withStroke
 from matplotlib.ticker import NullLocator
 
 from .. import style
 from ..model import PanelPlan, Point
 from .common import (
+    HALO,
     Frame,
     add_axes,
     categories_on,
@@ -21,6 +22,7 @@ from .common import (
     not_reported,
     padded_limits,
     series_color,
+    unit_label,
     value_axis,
     whisker_offsets,
 )
@@ -29,7 +31,8 @@ LOG_RATIO = 8  # numeric x spanning this factor or more is drawn on a log-2 axis
 MAX_LABELLED = 10  # a single line with at most this many points has its values printed
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> Callable[[], None] | None:
+    """Draw the panel; returns the value labels to place once the axes have their final position."""
     box = panel.box
     ax = add_axes(fig, frame, style.PAD_X + 60, box.plot_top, frame.width - 2 * style.PAD_X - 60, box.plot_height)
     xs = {id(p): _x(panel, p) for p in panel.points}
@@ -65,36 +68,128 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     labelled = len(_lines(panel)) == 1 and len(panel.points) <= MAX_LABELLED
     low, high = extent(panel.points, include_zero=all(v >= 0 for v in extent(panel.points, False)))
     ax.set_ylim(*padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))
-    if labelled:
-        for point in panel.points:
-            if point.value is not None:
-                top = point.whisker.bounds(point.value)[1] if point.whisker is not None else point.value
-                ax.annotate(
-                    style.display_number(point.value),
-                    (xs[id(point)], top),
-                    xytext=(0, 6),
-                    textcoords="offset points",
-                    ha="center",
-                    va="bottom",
-                    fontsize=style.SIZE_VALUE,
-                    color=style.INK,
-                    annotation_clip=False,
-                    path_effects=[withStroke(linewidth=3, foreground="white")],
-                )
-    value_axis(ax, "y")
+    value_axis(ax, "y", panel)
     fit_left(ax, frame, box.plot_top, box.plot_height)
-    _x_axis(ax, panel, xs, log)
+    _x_axis(ax, panel, xs, log, labelled)
     for point in panel.points:
         if point.value is None:
             not_reported(ax, xs[id(point)], ax.get_ylim()[0], horizontal=False)
-    fig.text(
-        frame.x(style.PAD_X),
-        frame.y(box.plot_top - 6),
-        panel.unit,
-        fontsize=style.SIZE_TICK,
-        color=style.INK,
-        va="bottom",
-    )
+    unit_label(fig, frame, panel)
+    return (lambda: _value_labels(ax, panel, xs)) if labelled else None
+
+
+Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in display units (pt at 72 dpi)
+# (dx, dy) offset in pt, horizontal and vertical alignment; above the point first.
+_PLACES: tuple[tuple[float, float, str, str], ...] = (
+    (0, 6, "center", "bottom"),
+    (-4, 5, "right", "bottom"),
+    (4, 5, "left", "bottom"),
+    (0, -7, "center", "top"),
+    (-4, -6, "right", "top"),
+    (4, -6, "left", "top"),
+    (-8, 0, "right", "center"),
+    (8, 0, "left", "center"),
+)
+
+
+def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
+    """Print each value next to its point, where it crosses no line, marker or other label.
+
+    Candidate places are tried in a fixed order (above first), so the result is deterministic.
+    """
+    to_px = ax.transData.transform
+    segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    for line in _lines(panel):
+        ordered = sorted(line, key=lambda p: xs[id(p)])
+        for a, b in zip(ordered, ordered[1:]):
+            if a.value is not None and b.value is not None:  # a null breaks the line
+                (ax0, ay0), (ax1, ay1) = to_px((xs[id(a)], a.value)), to_px((xs[id(b)], b.value))
+                segments.append(((ax0, ay0), (ax1, ay1)))
+    markers: list[Box] = []
+    for point in panel.points:
+        if point.value is not None:
+            cx, cy = to_px((xs[id(point)], point.value))
+            markers.append((cx - 3.5, cy - 3.5, cx + 3.5, cy + 3.5))
+    inside = ax.get_window_extent()
+    bounds: Box = (inside.x0 + 3, inside.y0, inside.x1 + 2, inside.y1 + 22)  # clear of the y axis
+    placed: list[Box] = []
+    for point in panel.points:
+        if point.value is None:
+            continue
+        text = style.display_number(point.value)
+        width = measure(text, style.SIZE_VALUE) / style.PX_PER_PT
+        height = style.SIZE_VALUE * 1.15
+        low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
+        x = xs[id(point)]
+        cx = to_px((x, point.value))[0]
+        y_of = {"bottom": to_px((x, high))[1], "top": to_px((x, low))[1], "center": to_px((x, point.value))[1]}
+        best: tuple[float, int, Box] | None = None
+        for order, (dx, dy, ha, va) in enumerate(_PLACES):
+            x0 = cx + dx - {"center": width / 2, "right": width, "left": 0.0}[ha]
+            y0 = y_of[va] + dy - {"bottom": 0.0, "top": height, "center": height / 2}[va]
+            box: Box = (x0, y0, x0 + width, y0 + height)
+            cost = _overlap(box, segments, markers, placed, bounds)
+            if best is None or (cost, order) < (best[0], best[1]):
+                best = (cost, order, box)
+            if cost == 0:
+                break
+        assert best is not None
+        dx, dy, ha, va = _PLACES[best[1]]
+        placed.append(best[2])
+        anchor = {"bottom": high, "top": low, "center": point.value}[va]
+        ax.annotate(
+            text,
+            (xs[id(point)], anchor),
+            xytext=(dx, dy),
+            textcoords="offset points",
+            ha=ha,
+            va=va,
+            fontsize=style.SIZE_VALUE,
+            color=style.INK,
+            annotation_clip=False,
+            path_effects=HALO,
+        )
+
+
+def _overlap(
+    box: Box,
+    segments: list[tuple[tuple[float, float], tuple[float, float]]],
+    markers: list[Box],
+    placed: list[Box],
+    bounds: Box,
+) -> float:
+    """How badly a label box collides: lines crossed, markers and labels covered, or leaving the plot.
+
+    Lines are tested against the ink of the digits (the box less its descent and side bearings):
+    a line that only grazes the box passes behind the label's white halo.
+    """
+    x0, y0, x1, y1 = box
+    cost = 0.0
+    ink: Box = (x0 + 1, y0 + 1.5, x1 - 1, y1 - 1.5)
+    for a, b in segments:
+        if _crosses(ink, a, b):
+            cost += 1
+    cost += sum(2 for m in markers + placed if m[0] < x1 and x0 < m[2] and m[1] < y1 and y0 < m[3])
+    bx0, by0, bx1, by1 = bounds
+    if x0 < bx0 or x1 > bx1 or y0 < by0 or y1 > by1:
+        cost += 3
+    return cost
+
+
+def _crosses(box: Box, a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Whether the segment a-b passes through the box (Liang-Barsky clipping)."""
+    x0, y0, x1, y1 = box
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    enter, leave = 0.0, 1.0
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+        elif p < 0:
+            enter = max(enter, q / p)
+        else:
+            leave = min(leave, q / p)
+    return enter <= leave
 
 
 def _x(panel: PanelPlan, point: Point) -> float:
@@ -120,7 +215,13 @@ def _has_null(panel: PanelPlan) -> bool:
     return any(p.value is None for p in panel.points)
 
 
-def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool) -> None:
+def _label_px(panel: PanelPlan, xs: dict[int, float], x: float) -> float:
+    """The widest value label printed at ``x``."""
+    texts = [style.display_number(p.value) for p in panel.points if p.value is not None and xs[id(p)] == x]
+    return max((measure(t, style.SIZE_VALUE) for t in texts), default=0.0)
+
+
+def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool, labelled: bool) -> None:
     label = panel.x_label + (" (log scale)" if log else "")
     ax.set_xlabel(label, fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
     if not panel.x_numeric:
@@ -128,11 +229,19 @@ def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool) -> None
         categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
         return
     values = sorted(set(xs.values()))
+    # 5% of the axis each side; more where the last tick label would overhang the figure, or
+    # where a value label centred over the first or last point would cross the axis.
+    axes_px = ax.get_window_extent().width * style.PX_PER_PT
+    last = measure(style.display_number(_authored(values[-1], panel)), style.SIZE_TICK)
+    before, after = 0.05 * axes_px, max(0.05 * axes_px, last / 2 - style.PAD_X + 6)
+    if labelled:
+        before = max(before, _label_px(panel, xs, values[0]) / 2 + 12)
+        after = max(after, _label_px(panel, xs, values[-1]) / 2 + 4)
     if log:
-        ax.set_xlim(values[0] / 2**0.35, values[-1] * 2**0.35)
+        low, high = padded_limits(math.log2(values[0]), math.log2(values[-1]), axes_px, before, after)
+        ax.set_xlim(2**low, 2**high)
     else:
-        span = (values[-1] - values[0]) or 1.0
-        ax.set_xlim(values[0] - span * 0.05, values[-1] + span * 0.05)
+        ax.set_xlim(*padded_limits(values[0], values[-1], axes_px, before, after))
     shown = _spaced(ax, values)
     ax.set_xticks(shown, [style.display_number(_authored(v, panel)) for v in shown])
     ax.xaxis.set_minor_locator(NullLocator())

@@ -19,7 +19,8 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     box = panel.box
     columns = panel.columns or ("",)
     left = style.PAD_X + frame.label_px
-    width = min(frame.width - style.PAD_X - left, layout.STATUS_CELL_PX * len(columns))
+    where = layout.canvas(frame.width)
+    width = min(frame.width - style.PAD_X - left, where.status_cell * len(columns))
     ax = add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
     ax.set_xlim(0, len(columns))
     ax.set_ylim(box.plot_height, 0)
@@ -30,7 +31,7 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
         for index in slot.points:
             point = panel.points[index]
             column = columns.index(point.series) if panel.series else 0
-            _cell(ax, point, column, slot.start + 3, slot.size - 6, len(panel.columns))
+            _cell(ax, point, column, slot.start + 3, slot.size - 6, len(panel.columns), where)
     for number, name in enumerate(panel.columns):
         x = left + (number + 0.5) * width / len(columns)
         fig.text(
@@ -46,7 +47,7 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     source_headers(fig, frame, panel)
 
 
-def _cell(ax: Axes, point: Point, column: int, top: float, height: float, columns: int) -> None:
+def _cell(ax: Axes, point: Point, column: int, top: float, height: float, columns: int, where: layout.Canvas) -> None:
     known = point.state in style.STATES
     fill = style.STATE_FILL[point.state] if known else style.OTHER_STATE_FILL
     edge = style.STATE_EDGE[point.state] if known else style.OTHER_STATE_EDGE
@@ -62,7 +63,7 @@ def _cell(ax: Axes, point: Point, column: int, top: float, height: float, column
             linestyle=(0, (3, 2)) if dashed else "solid",
         )
     )
-    text = style.STATE_MARK[point.state] if known else "\n".join(layout.status_lines(point.state, columns))
+    text = style.STATE_MARK[point.state] if known else "\n".join(layout.status_lines(point.state, columns, where))
     ax.text(
         column + 0.5,
         top + height / 2,

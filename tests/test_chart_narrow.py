@@ -1,0 +1,204 @@
+"""The phone variant and the legibility rules: every chart is laid out twice, by width,
+drawn through the same cache and pool, served with <picture>; no text leaves the figure
+or covers other text; nulls, scales and bare categories read right."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import matplotlib
+import pytest
+from chart_fixtures import EVERY_KIND, HEAD, HERE, ok
+from click.testing import CliRunner
+from matplotlib.backends.backend_svg import RendererSVG
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.text import Text
+
+from evidencepress.charts import ChartPlan, layout, render_charts, style
+from evidencepress.charts.draw import RC, draw_chart, figure
+from evidencepress.charts.draw.common import axis_unit, large_scale, tick_text
+from evidencepress.cli import main
+from sitekit import article, export, make_site, result, tree
+
+DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"
+NULL_BAR = HEAD + "panels:\n  - select: {from: memory_observations}\n"
+
+# Plans every kind in a fresh interpreter and prints the sha256 of each narrow drawing.
+SCRIPT = """
+import hashlib, sys
+sys.path.insert(0, {tests!r})
+from chart_fixtures import EVERY_KIND, ok
+from evidencepress.charts import render_charts
+plans = [ok(text).narrow for text in EVERY_KIND.values()]
+print(" ".join(hashlib.sha256(s).hexdigest() for s in render_charts(plans, jobs=2, cache_dir=None)))
+"""
+
+
+def every_plan() -> list[ChartPlan]:
+    plans = [ok(text) for text in (*EVERY_KIND.values(), DECODE, NULL_BAR)]
+    return [drawn for plan in plans for _, drawn in plan.variants()]
+
+
+def drawn(plan: ChartPlan) -> Figure:
+    with matplotlib.rc_context(RC):
+        fig = figure(plan)
+        fig.canvas.draw()  # places axis labels and legends
+    return fig
+
+
+def test_every_chart_has_a_narrow_variant_with_the_same_content() -> None:
+    for text in EVERY_KIND.values():
+        plan = ok(text)
+        narrow = plan.narrow
+        assert narrow is not None and narrow.narrow is None
+        assert (plan.width, narrow.width) == (style.WIDTH_PX, style.NARROW_WIDTH_PX)
+        assert [name for name, _ in plan.variants()] == ["c.svg", "c.narrow.svg"]
+        assert narrow.cache_key != plan.cache_key  # the width is part of the key
+        for field in ("id", "title", "alt", "caption", "notes", "rows", "plotted"):
+            assert getattr(narrow, field) == getattr(plan, field), field
+        room = layout.NARROW.content
+        assert all(style.text_px(line, style.SIZE_TITLE, bold=True) <= room for line in narrow.title_lines)
+        for line in narrow.note_lines:
+            assert style.text_px(line, style.SIZE_NOTE, bold=line == style.SEPARATE_SOURCES) <= room, line
+
+
+def test_narrow_bars_lie_down_where_wide_ones_stand() -> None:
+    plan = ok(DECODE)
+    assert plan.narrow is not None
+    assert not plan.panels[0].horizontal and plan.narrow.panels[0].horizontal
+    assert all(len(slot.lines) == 1 for slot in plan.narrow.panels[0].slots)
+
+
+def test_no_text_leaves_the_figure_or_covers_other_text() -> None:
+    for plan in every_plan():
+        fig = drawn(plan)
+        measure = RendererSVG(fig.bbox.width, fig.bbox.height, io.StringIO(), 72)  # the SVG's own glyph widths
+        hidden = {
+            id(label)
+            for ax in fig.axes
+            for axis in (ax.xaxis, ax.yaxis)
+            for tick in axis.get_major_ticks()
+            if not min(axis.get_view_interval()) <= tick.get_loc() <= max(axis.get_view_interval())
+            for label in (tick.label1, tick.label2)
+        }
+        texts = [t for t in fig.findobj(Text) if t.get_text().strip() and t.get_visible() and id(t) not in hidden]
+        boxes = [(t.get_text(), t.get_window_extent(measure)) for t in texts]
+        for text, box in boxes:
+            assert box.x0 >= 0 and box.x1 <= fig.bbox.width + 0.5, (plan.id, plan.width, text)
+            assert box.y0 >= 0 and box.y1 <= fig.bbox.height + 0.5, (plan.id, plan.width, text)
+        for index, (text, box) in enumerate(boxes):
+            for other, second in boxes[index + 1 :]:
+                overlap = min(box.x1, second.x1) - max(box.x0, second.x0), min(box.y1, second.y1) - max(box.y0, second.y0)
+                assert min(overlap) <= 1, (plan.id, plan.width, text, other)
+
+
+def test_a_null_in_a_vertical_bar_panel_is_marked_in_its_own_slot() -> None:
+    plan = ok(NULL_BAR)
+    panel = plan.panels[0]
+    assert not panel.horizontal
+    null = next(i for i, slot in enumerate(panel.slots) if panel.points[slot.points[0]].value is None)
+    ax = drawn(plan).axes[0]
+    markers = [line for line in ax.lines if line.get_marker() == "D"]
+    assert len(markers) == 1 and isinstance(markers[0], Line2D)
+    assert list(markers[0].get_xdata()) == [null] and list(markers[0].get_ydata()) == [0]
+    assert len(ax.patches) == 1  # the reported value only: never a zero-length bar
+
+
+def test_tick_labels_agree_along_an_axis_and_large_values_take_a_scale() -> None:
+    ticks = [0, 4000, 8000, 12000, 16000]
+    assert [tick_text(t, ticks) for t in ticks] == ["0", "4,000", "8,000", "12,000", "16,000"]
+    assert [tick_text(t, [0, 2.5, 5]) for t in (0, 2.5, 5)] == ["0", "2.5", "5"]
+    assert tick_text(-8000, [-8000, 12000]) == "\u22128,000"
+    huge = ok(DECODE, _scaled(10**9))
+    panel = huge.panels[0]
+    assert large_scale(panel) == (10**9, "billions") and axis_unit(panel) == "tokens/s (billions)"
+    assert [tick_text(t, [0, 5e10, 1e11], 10**9) for t in (0, 5e10, 1e11)] == ["0", "50", "100"]
+    assert large_scale(ok(DECODE).panels[0]) == (1, "")
+
+
+def _scaled(factor: int):  # type: ignore[no-untyped-def]
+    from chart_fixtures import export as load
+
+    document = load()
+    document.value["reported_results"] = [
+        dict(r, value=r["value"] * factor) if r["metric"] == "per_request_decode_rate" else r
+        for r in document.value["reported_results"]
+    ]
+    return document
+
+
+def test_bare_numbers_as_categories_or_series_are_named() -> None:
+    categories = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    x: conditions.concurrency\n")
+    assert [s.lines for s in categories.panels[0].slots][0] == ("concurrency: 1",)
+    assert [s.label for s in categories.panels[0].slots] == ["1", "4", "8", "16"]  # the data keeps its labels
+    series = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    series: conditions.concurrency\n")
+    assert [item.label for item in series.panels[0].legend if item.kind == "series"] == [f"concurrency: {n}" for n in (1, 4, 8, 16)]
+    assert series.panels[0].series == ("1", "4", "8", "16")
+    named = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n")
+    assert named.panels[0].slots[0].lines == ("TP2 C1 decode",)
+
+
+def test_narrow_drawings_are_byte_identical_in_a_fresh_process() -> None:
+    plans = [ok(text).narrow for text in EVERY_KIND.values()]
+    here = [hashlib.sha256(svg).hexdigest() for svg in render_charts(plans, jobs=1, cache_dir=None)]  # type: ignore[arg-type]
+    assert here == [hashlib.sha256(draw_chart(p)).hexdigest() for p in plans]  # type: ignore[arg-type]
+    code = SCRIPT.format(tests=str(HERE.parent))
+    outcome = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONHASHSEED": "7", "TZ": "Asia/Kolkata"},
+        timeout=120,
+    )
+    assert outcome.returncode == 0, outcome.stderr
+    assert outcome.stdout.split() == here
+
+
+def test_both_variants_share_the_cache(tmp_path: Path) -> None:
+    plan = ok(DECODE)
+    variants = [drawn_plan for _, drawn_plan in plan.variants()]
+    first = render_charts(variants, jobs=2, cache_dir=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{p.cache_key}.svg" for p in variants)
+    assert f'width="{style.NARROW_WIDTH_PX * 0.75:g}pt"'.encode() in first[1][:1200]
+    assert render_charts(variants, jobs=1, cache_dir=tmp_path) == first
+
+
+CHART = """
+```chart
+id: decode
+kind: bar
+title: Decode rate
+alt: Decode rate of two runs.
+panels:
+  - select:
+      where: {metric: decode_rate}
+```
+"""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    data = export(result("Run A", 42.5), result("Run B", 40.0))
+    body = "See [the phone chart](/guides/a/decode.narrow.svg).\n\n" + CHART
+    return make_site(tmp_path, {"guides/a.md": article("Article A", body, data)})
+
+
+def test_the_site_serves_the_narrow_drawing_to_phones(site: Path) -> None:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(site), "--jobs", "1"])
+    assert outcome.exit_code == 0, outcome.output  # the link to the narrow SVG is a produced path
+    files = tree(site / "_site")
+    narrow = files["guides/a/decode.narrow.svg"]
+    assert narrow.startswith(b"<?xml") and narrow != files["guides/a/decode.svg"]
+    html = files["guides/a/index.html"].decode()
+    picture = html[html.index("<picture>") : html.index("</picture>")]
+    assert '<source media="(max-width: 560px)" srcset="decode.narrow.svg" width="400" height="' in picture
+    assert '<img src="decode.svg" alt="Decode rate of two runs." width="720" height="' in picture
+    assert 'loading="lazy"' in picture
+    assert "decode.narrow.svg" not in files["guides/a/index.json"].decode()  # `file` stays the wide SVG

@@ -40,6 +40,27 @@ def in_process_check(root: Path) -> float:
     return time.perf_counter() - started
 
 
+def chart_costs(root: Path, cache: Path) -> None:
+    """Drawing cost per chart in one process (matplotlib import excluded), cold and from the cache."""
+    from evidencepress.build import BuildOptions, plan_site
+    from evidencepress.charts import render_charts
+
+    plan, _ = plan_site(BuildOptions(root=root))
+    assert plan is not None
+    plans = [drawn for page in plan.pages for chart in page.charts for _, drawn in chart.variants()]
+    started = time.perf_counter()
+    import matplotlib.figure  # noqa: F401  (timed apart from drawing)
+
+    print(f"{'import matplotlib (once per process)':<48} {time.perf_counter() - started:7.3f} s")
+    for label, cache_dir in (("cold, --jobs 1", None), ("fill cache", cache), ("warm, from cache", cache)):
+        started = time.perf_counter()
+        svgs = render_charts(plans, jobs=1, cache_dir=cache_dir)
+        elapsed = time.perf_counter() - started
+        if label != "fill cache":
+            per = elapsed / len(svgs) * 1000
+            print(f"{'charts ' + label + f' ({len(svgs)} SVGs)':<48} {elapsed:7.3f} s  ({per:.2f} ms per SVG)")
+
+
 def copy_site(target: Path) -> Path:
     for name in ("content", "schema", "templates"):
         shutil.copytree(REPO / name, target / name)
@@ -54,10 +75,12 @@ def main() -> None:
         timed(["check", "--root", str(example)], "example site: check (new process)")
         timed(["build", "--root", str(example), "--jobs", "1", "--no-cache"], "example site: cold build, --jobs 1")
         timed(["build", "--root", str(example), "--no-cache"], "example site: cold build, --jobs N")
+        timed(["build", "--root", str(example)], "example site: build filling the chart cache")
         timed(["build", "--root", str(example)], "example site: warm build (chart cache)")
+        chart_costs(example, Path(scratch) / "chart-cache")
         corpus = make_corpus(Path(scratch) / "corpus", 200, 20)
         print(f"{'corpus 200 x 20 results: validation in process':<48} {in_process_check(corpus):7.3f} s")
-        timed(["build", "--root", str(corpus), "--no-cache"], "corpus 200 articles: cold build, --jobs N")
+        timed(["build", "--root", str(corpus)], "corpus 200 articles: cold build, --jobs N")
         timed(["build", "--root", str(corpus)], "corpus 200 articles: warm build (chart cache)")
 
 

@@ -138,7 +138,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else options.root / CACHE_DIR
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
-    for (page, name, _), svg in zip(drawings, svgs):
+    for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
         files[asset.rel] = asset.data

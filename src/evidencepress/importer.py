@@ -8,6 +8,7 @@ images with their spec comment become ``chart`` fences again; the trailing
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 
@@ -84,8 +85,6 @@ def _checked(text: str) -> tuple[str, object]:
     if not matches or CHECKED_TAIL not in text[matches[-1].start():]:
         raise ImportError_("no `Checked YYYY-MM-DD.` line: is this a published index.md?")
     last = matches[-1]
-    import datetime as dt
-
     return text[: last.start()], dt.date.fromisoformat(last.group(1))
 
 

@@ -169,7 +169,7 @@ def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) 
         "title": listing.heading,
         "url": absolute(ctx.config.base_url, listing.url),
         "md_url": absolute(ctx.config.base_url, listing.url + "index.md"),
-        "checked": max((p.front.checked for p in pages), default=None),
+        "checked": max((p.front.checked.isoformat() for p in pages), default=None),
         "updated": None,
         "sources": [],
         "charts": [],
@@ -181,8 +181,6 @@ def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) 
             for p in pages
         ],
     }
-    if envelope["checked"] is not None:
-        envelope["checked"] = envelope["checked"].isoformat()
     return {
         "index.html": html.encode("utf-8"),
         "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),

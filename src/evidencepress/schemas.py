@@ -106,7 +106,8 @@ def load_schemas(folder: Path) -> SchemaSet:
 
 def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
-    by_schema = {id(sub): fast.get(ref).is_valid for ref, sub in _subschemas(document) if fast.get(ref) is not None}
+    compiled = {ref: fast.get(ref) for ref, _ in _subschemas(document)}
+    by_schema = {id(sub): compiled[ref].is_valid for ref, sub in _subschemas(document) if compiled[ref] is not None}
     validator_class = validators.extend(Draft202012Validator, {
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),

@@ -12,6 +12,20 @@ SHA = "a" * 64
 REV = "0123456789abcdef0123456789abcdef01234567"
 SOURCE_URL = f"https://github.com/example/bench/blob/{REV}/README.md"
 
+# A chart of every result whose metric is decode_rate (see ``result``).
+CHART = """
+```chart
+id: decode
+kind: bar
+title: Decode rate
+alt: Decode rate of two runs.
+panels:
+  - select:
+      where: {metric: decode_rate}
+```
+"""
+
+
 SITE_TOML = """\
 title = "Test Evidence"
 description = "A site built by the tests."

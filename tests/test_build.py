@@ -13,20 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from evidencepress.cli import main
-from sitekit import REPO, article, export, make_site, result, tree
-
-CHART = """
-```chart
-id: decode
-kind: bar
-title: Decode rate
-alt: Decode rate of two runs.
-panels:
-  - select:
-      where: {metric: decode_rate}
-```
-"""
-
+from sitekit import CHART, REPO, article, export, make_site, result, tree
 
 def build(root: Path, *args: str) -> tuple[int, str]:
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *args])

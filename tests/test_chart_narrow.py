@@ -24,7 +24,7 @@ from evidencepress.charts import ChartPlan, layout, render_charts, style
 from evidencepress.charts.draw import RC, draw_chart, figure
 from evidencepress.charts.draw.common import axis_unit, large_scale, tick_text
 from evidencepress.cli import main
-from sitekit import article, export, make_site, result, tree
+from sitekit import CHART, article, export, make_site, result, tree
 
 DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"
 NULL_BAR = HEAD + "panels:\n  - select: {from: memory_observations}\n"
@@ -168,19 +168,6 @@ def test_both_variants_share_the_cache(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{p.cache_key}.svg" for p in variants)
     assert f'width="{style.NARROW_WIDTH_PX * 0.75:g}pt"'.encode() in first[1][:1200]
     assert render_charts(variants, jobs=1, cache_dir=tmp_path) == first
-
-
-CHART = """
-```chart
-id: decode
-kind: bar
-title: Decode rate
-alt: Decode rate of two runs.
-panels:
-  - select:
-      where: {metric: decode_rate}
-```
-"""
 
 
 @pytest.fixture

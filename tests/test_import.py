@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from evidencepress.cli import main
 from evidencepress.importer import ImportError_, import_markdown
-from sitekit import article, export, make_site, result, tree
-from test_build import CHART, copy_project
+from sitekit import CHART, article, export, make_site, result, tree
+from test_build import copy_project
 
 
 def _build(root: Path) -> None:

@@ -13,6 +13,7 @@ from .common import (
     HALO,
     Frame,
     add_axes,
+    error_bar,
     categories_on,
     extent,
     fit_left,
@@ -93,32 +94,10 @@ def _bar(
     offsets = whisker_offsets(point)
     if horizontal:
         ax.barh([at], [point.value], height=thickness, color=color, zorder=2)
-        if offsets:
-            ax.errorbar(
-                [point.value],
-                [at],
-                xerr=[offsets[0], offsets[1]],
-                fmt="none",
-                ecolor=style.INK,
-                elinewidth=1.2,
-                capsize=3.5,
-                capthick=1.2,
-                zorder=3,
-            )
     else:
         ax.bar([at], [point.value], width=thickness, color=color, zorder=2)
-        if offsets:
-            ax.errorbar(
-                [at],
-                [point.value],
-                yerr=[offsets[0], offsets[1]],
-                fmt="none",
-                ecolor=style.INK,
-                elinewidth=1.2,
-                capsize=3.5,
-                capthick=1.2,
-                zorder=3,
-            )
+    if offsets:
+        error_bar(ax, at, point.value, offsets, horizontal=horizontal)
     if label:
         _annotate(ax, point, at, label, horizontal)
 

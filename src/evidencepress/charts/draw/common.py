@@ -218,6 +218,15 @@ def whisker_offsets(point: Point) -> tuple[list[float], list[float]] | None:
     return [max(point.value - low, 0.0)], [max(high - point.value, 0.0)]
 
 
+def error_bar(ax: Axes, at: float, value: float, offsets: tuple[list[float], list[float]], *,
+              horizontal: bool, zorder: int = 3) -> None:
+    """The reported SD or observed range of one bar or point, in the one style all kinds share."""
+    x, y = ([value], [at]) if horizontal else ([at], [value])
+    spread = {"xerr" if horizontal else "yerr": [offsets[0], offsets[1]]}
+    ax.errorbar(x, y, **spread, fmt="none", ecolor=style.INK, elinewidth=1.2, capsize=3.5, capthick=1.2,
+                zorder=zorder)
+
+
 def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
     """A labelled marker where a value is null: never a zero-length bar."""
     ax.plot(

@@ -15,6 +15,7 @@ from .common import (
     HALO,
     Frame,
     add_axes,
+    error_bar,
     categories_on,
     extent,
     fit_left,
@@ -54,17 +55,7 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> Callable[[], None] | No
         for point in ordered:
             offsets = whisker_offsets(point)
             if offsets and point.value is not None:
-                ax.errorbar(
-                    [xs[id(point)]],
-                    [point.value],
-                    yerr=[offsets[0], offsets[1]],
-                    fmt="none",
-                    ecolor=style.INK,
-                    elinewidth=1.2,
-                    capsize=3.5,
-                    capthick=1.2,
-                    zorder=4,
-                )
+                error_bar(ax, xs[id(point)], point.value, offsets, horizontal=False, zorder=4)
     labelled = len(_lines(panel)) == 1 and len(panel.points) <= MAX_LABELLED
     low, high = extent(panel.points, include_zero=all(v >= 0 for v in extent(panel.points, False)))
     ax.set_ylim(*padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))

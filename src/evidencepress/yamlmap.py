@@ -70,11 +70,69 @@ class _Loader(yaml.SafeLoader):
             raise _BadValue(f"{node.value!r} cannot be read: {exc}", node.start_mark) from exc
 
 
+class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml's parser and composer with PyYAML's safe constructor and resolver."""
+
+
+def _load_fast(text: str) -> tuple[Any, Any] | None:
+    """(node, value) through libyaml, or None to let the checking loader read ``text``.
+
+    libyaml composes several times faster, but it would neither refuse aliases
+    nor stop at MAX_DEPTH, and its messages differ; so it only reads plainly
+    shallow text, and anything unusual (an error, an alias, deep nesting) is
+    read again by ``_Loader``, which reports it exactly.
+    """
+    if not _plainly_shallow(text):
+        return None
+    loader = _FastLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None or _aliased_or_deep(node):
+            return None
+        return node, loader.construct_document(node)
+    except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError):
+        return None
+    finally:
+        loader.dispose()
+
+
+def _plainly_shallow(text: str) -> bool:
+    """True when neither indentation nor brackets could reach MAX_DEPTH (a cheap over-estimate)."""
+    depth = most = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif char in "]}":
+            depth -= 1
+    widest = max((len(line) - len(line.lstrip(" ")) for line in text.split("\n")), default=0)
+    return most <= MAX_DEPTH and widest <= 2 * MAX_DEPTH
+
+
+def _aliased_or_deep(root: yaml.Node) -> bool:
+    """Does any node appear twice (an alias) or sit deeper than MAX_DEPTH?"""
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen or depth > MAX_DEPTH:
+            return True
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            stack += [(child, depth + 1) for pair in node.value for child in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += [(child, depth + 1) for child in node.value]
+    return False
+
+
 def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[Document | None, list[Problem]]:
     """Parse ``text`` whose first line is line ``first_line`` of ``file``.
 
     Returns the document (None when it cannot be read) and the problems found.
     """
+    fast = _load_fast(text)
+    if fast is not None:
+        return _document(fast[0], fast[1], file, first_line, indent)
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
@@ -93,6 +151,10 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, [error(Location(file, first_line, 1), f"invalid YAML: {exc}", "yaml", hint=_HINT)]
     finally:
         loader.dispose()
+    return _document(node, value, file, first_line, indent)
+
+
+def _document(node: yaml.Node, value: Any, file: str, first_line: int, indent: int) -> tuple[Document, list[Problem]]:
     keys: dict[JsonPath, tuple[int, int]] = {}
     values: dict[JsonPath, tuple[int, int]] = {}
     problems: list[Problem] = []

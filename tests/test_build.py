@@ -259,3 +259,12 @@ def test_output_folder_may_not_replace_the_site(tmp_path: Path, out: str) -> Non
     assert outcome.exit_code == 2
     assert "[output]" in outcome.output and "hint: use a folder of its own" in outcome.output
     assert tree(tmp_path) == before
+
+
+def test_a_chart_of_zeros_draws_without_warnings(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"guides/a.md": article("A", CHART, export(result("Run A", 0), result("Run B", -0.0)))})
+    outcome = subprocess.run([sys.executable, "-W", "error", "-m", "evidencepress.cli", "build", "--root", str(root),
+                              "--no-cache", "--jobs", "1"], capture_output=True, text=True)
+    assert outcome.returncode == 0, outcome.stderr
+    assert "Warning" not in outcome.stderr
+    assert (root / "_site/guides/a/decode.svg").read_bytes().startswith(b"<?xml")

@@ -184,7 +184,9 @@ def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequ
 
 def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:
     """Data limits that leave ``before_px`` / ``after_px`` free around [low, high]."""
-    span = high - low or abs(high) or 1.0
+    if high == low:  # every value equal (all zero, say): give the axis a span of its own
+        high = low + (abs(low) or 1.0)
+    span = high - low
     usable = max(axes_px - before_px - after_px, axes_px * 0.3)
     scale = span / usable
     return low - before_px * scale, high + after_px * scale

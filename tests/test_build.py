@@ -268,3 +268,13 @@ def test_a_chart_of_zeros_draws_without_warnings(tmp_path: Path) -> None:
     assert outcome.returncode == 0, outcome.stderr
     assert "Warning" not in outcome.stderr
     assert (root / "_site/guides/a/decode.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_broken_reference_link_is_reported_at_its_definition(tmp_path: Path) -> None:
+    body = "See [the other page][other].\n\nMore text.\n\n[other]: /guides/missing/\n"
+    root = make_site(tmp_path, {"guides/a.md": article("A", body)})
+    outcome = CliRunner().invoke(main, ["check", "--root", str(root)])
+    assert outcome.exit_code == 1
+    assert outcome.output.startswith(
+        "content/guides/a.md:11:10: error: broken internal link /guides/missing/: no page or file at /guides/missing/ [link]"
+    )

@@ -124,7 +124,8 @@ def links(tokens: Sequence[Token], body_lines: Sequence[str]) -> list[Link]:
 
 
 def _find(href: str, lines: Sequence[str], start: int, end: int) -> tuple[int, int]:
-    for number in range(start, min(end, len(lines))):
+    """Where ``href`` is written: in its block, else (a reference link) at its definition."""
+    for number in [*range(start, min(end, len(lines))), *range(len(lines))]:
         col = lines[number].find(href)
         if col >= 0:
             return number, col + 1

@@ -21,7 +21,7 @@ from .markdown_out import article_markdown, listing_markdown
 from .model import Page
 from .urls import absolute, relative
 
-DEFAULT_TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+DEFAULT_TEMPLATES = Path(__file__).resolve().parent / "defaults" / "templates"
 EMPTY_EXPORT: dict[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
 
 

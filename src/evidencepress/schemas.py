@@ -27,7 +27,7 @@ from .model import JsonPath, Positions, dotted
 
 Check = Callable[[Any], bool]
 
-DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "schema"
+DEFAULT_FOLDER = Path(__file__).resolve().parent / "defaults" / "schema"
 SCHEMA_FILES = (
     "export.schema.json",
     "conditions.schema.json",

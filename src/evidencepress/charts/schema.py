@@ -22,6 +22,7 @@ from referencing.jsonschema import DRAFT202012
 
 from ..diagnostics import Location, Problem, error
 from ..model import JsonPath, Positions, dotted
+from ..schemas import DEFAULT_FOLDER
 
 SCHEMA_ID = "https://evidencepress.dev/schema/chart.schema.json"
 RULE = "chart-schema"
@@ -37,8 +38,8 @@ _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", in
 
 
 def schema_path() -> Path:
-    """``schema/chart.schema.json`` of the project (next to ``src/``)."""
-    return Path(__file__).resolve().parents[3] / "schema" / "chart.schema.json"
+    """The default ``chart.schema.json`` (the one published with every site)."""
+    return DEFAULT_FOLDER / "chart.schema.json"
 
 
 @functools.cache

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import jsonschema
-from chart_fixtures import FILE, HEAD, chart, ok, only_error
+from chart_fixtures import EVERY_KIND, FILE, HEAD, chart, ok, only_error
 
 from evidencepress.charts import duplicate_ids
 from evidencepress.charts.schema import SCHEMA_ID, chart_schema
@@ -112,19 +112,8 @@ def test_lists_of_numbers_anywhere_are_refused_once_each() -> None:
 
 
 def test_reference_is_the_only_number_allowed() -> None:
-    text = (
-        HEAD.replace("kind: bar", "kind: interval")
-        + """\
-panels:
-  - select: {from: quality_comparisons}
-    x: task
-    y: diff_points
-    interval: ci95_points
-    reference: 0
-    unit: score points
-"""
-    )
-    assert ok(text).panels[0].reference == 0
+    assert "reference: 0" in EVERY_KIND["interval"]
+    assert ok(EVERY_KIND["interval"]).panels[0].reference == 0
 
 
 def test_keys_that_belong_to_other_kinds() -> None:

@@ -17,6 +17,7 @@ import re
 from typing import Any, Iterator, Mapping
 
 from .diagnostics import Location, Problem, error
+from .jsontext import parse_float, parse_int
 from .model import Document, JsonPath, Positions, dotted
 
 MAX_DEPTH = 64
@@ -97,17 +98,18 @@ class _Hooks:
         return float(name)
 
     def number(self, text: str) -> float:
-        value = float(text)
+        """A number with a fraction or exponent, its literal kept where ``repr`` would change it."""
+        value = parse_float(text)
         if math.isinf(value):
             self.suspicious = True
         return value
 
     def integer(self, text: str) -> int:
         """An integer; one beyond the range of a double (which every JSON reader has) is refused."""
-        if math.isinf(float(text)):
+        if len(text) >= 309 and math.isinf(float(text)):
             self.suspicious = True
             return 0
-        return int(text)
+        return parse_int(text)
 
 
 def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[Document | None, list[Problem]]:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from . import jsontext
 from .markdown import CHART_INFO, EXPORT_INFO
 from .model import Page
 
@@ -62,7 +63,7 @@ def article_markdown(page: Page, footer: str) -> str:
         ))
     parts.append(f"Checked {front.checked.isoformat()}. {footer} {CHECKED_TAIL}")
     if page.export is not None:
-        parts.append("```json\n" + json.dumps(page.export, indent=2, ensure_ascii=False) + "\n```")
+        parts.append("```json\n" + jsontext.dumps(page.export) + "\n```")
     return "\n\n".join(parts) + "\n"
 
 

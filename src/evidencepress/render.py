@@ -7,7 +7,6 @@ show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
 from __future__ import annotations
 
 import functools
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -15,6 +14,7 @@ from typing import Any, Sequence
 import jinja2
 from markupsafe import Markup
 
+from . import jsontext
 from .config import SiteConfig
 from .markdown import headings, render_tokens
 from .markdown_out import article_markdown, listing_markdown
@@ -81,7 +81,7 @@ def as_authored(value: Any) -> str:
         return "not reported"
     if isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False)
+    return jsontext.dumps(value, indent=None)
 
 
 def _base(ctx: SiteContext, url: str) -> dict[str, Any]:
@@ -154,7 +154,8 @@ def article_json(page: Page, ctx: SiteContext) -> bytes:
 
 
 def dump_json(document: Any) -> bytes:
-    return (json.dumps(document, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    """JSON file bytes: two-space indent, UTF-8, numbers as authored, a final newline."""
+    return (jsontext.dumps(document) + "\n").encode("utf-8")
 
 
 def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:

@@ -23,6 +23,8 @@ from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from .diagnostics import Problem, error
+from . import jsontext
+from .jsontext import plain
 from .model import JsonPath, Positions, dotted
 
 Check = Callable[[Any], bool]
@@ -107,13 +109,24 @@ def load_schemas(folder: Path) -> SchemaSet:
 def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
     compiled = {ref: fast.get(ref) for ref, _ in _subschemas(document)}
-    by_schema = {id(sub): compiled[ref].is_valid for ref, sub in _subschemas(document) if compiled[ref] is not None}
+    by_schema = {id(sub): _tolerant(compiled[ref].is_valid) for ref, sub in _subschemas(document)
+                 if compiled[ref] is not None}
     validator_class = validators.extend(Draft202012Validator, {
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),
     })
     checker = FormatChecker()
-    return Schema(validator_class(document, registry=registry, format_checker=checker), fast.get("#").is_valid)
+    return Schema(validator_class(document, registry=registry, format_checker=checker), _tolerant(fast.get("#").is_valid))
+
+
+def _tolerant(check: Check) -> Check:
+    """jsonschema-rs refuses number subclasses (an authored ``22.50``): check their plain form."""
+    def tolerant(instance: Any) -> bool:
+        try:
+            return check(instance)
+        except ValueError:
+            return check(plain(instance))
+    return tolerant
 
 
 def _subschemas(schema: Any, ref: str = "#") -> Iterator[tuple[str, Any]]:
@@ -226,5 +239,5 @@ def _extra_keys(err: ValidationError) -> list[str]:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = jsontext.dumps(value, indent=None, default=str)
     return text if len(text) <= 60 else text[:57] + "..."

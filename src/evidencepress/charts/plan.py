@@ -6,11 +6,11 @@ import dataclasses
 import functools
 import hashlib
 import importlib.metadata
-import json
 import re
 from dataclasses import dataclass, replace
 from typing import Any
 
+from .. import jsontext
 from ..diagnostics import Location, Problem
 from ..model import Positions
 from . import guards, layout, style
@@ -310,7 +310,7 @@ def cache_key(plan: ChartPlan) -> str:
     spec and selected data, the renderer version and the matplotlib version."""
     drawn = {f.name: getattr(plan, f.name) for f in dataclasses.fields(plan) if f.name not in _NOT_DRAWN}
     payload = {"renderer": style.RENDERER_VERSION, "matplotlib": _matplotlib_version(), "chart": drawn}
-    text = json.dumps(payload, default=_plain, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    text = jsontext.dumps(payload, indent=None, default=_plain, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

@@ -7,10 +7,10 @@ Only the shapes of SPEC §4.1 draw anything: ``standard_deviation`` (± bar),
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
+from .. import jsontext
 from . import style
 from .model import Whisker
 
@@ -22,7 +22,7 @@ def is_number(value: Any) -> bool:
 
 def authored(value: Any) -> str:
     """A value as the export wrote it (JSON text)."""
-    return json.dumps(value, ensure_ascii=False)
+    return jsontext.dumps(value, indent=None)
 
 
 def from_uncertainty(uncertainty: Any, label: str) -> tuple[Whisker | None, str]:

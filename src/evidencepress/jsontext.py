@@ -1,0 +1,183 @@
+"""JSON numbers exactly as authored, and JSON text that writes them so.
+
+``json.loads`` turns ``22.50`` into ``22.5``, ``1.0e2`` into ``100.0``, ``-0``
+into ``0`` and ``1e-400`` into ``0.0``. An export is published with every
+number as its literal was written (SPEC §10), so the reader keeps the literal
+of a number whose shortest form differs (:func:`parse_float`,
+:func:`parse_int`): an :class:`AuthoredFloat` / :class:`AuthoredInt` is the
+number for arithmetic, comparison and schema checks, and carries ``literal``
+for output. :func:`dumps` writes JSON like ``json.dumps(..., ensure_ascii=False)``
+(same layout, byte for byte) but with each number's literal.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Callable
+
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+
+
+class AuthoredFloat(float):
+    """A float whose JSON literal is not its shortest repr (``22.50``, ``1e2``, ``1e-400``)."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> AuthoredFloat:
+        number = super().__new__(cls, literal)
+        number.literal = literal
+        return number
+
+    def __reduce__(self) -> tuple[type[AuthoredFloat], tuple[str]]:
+        return AuthoredFloat, (self.literal,)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> AuthoredFloat:
+        return self
+
+    def __copy__(self) -> AuthoredFloat:
+        return self
+
+
+class AuthoredInt(int):
+    """An integer whose literal is not its shortest form: ``-0``."""
+
+    literal: str
+
+    def __new__(cls, literal: str) -> AuthoredInt:
+        number = super().__new__(cls, literal)
+        number.literal = literal
+        return number
+
+    def __reduce__(self) -> tuple[type[AuthoredInt], tuple[str]]:
+        return AuthoredInt, (self.literal,)
+
+
+def parse_float(literal: str) -> float:
+    """A JSON number with a fraction or exponent; the literal is kept when it differs from repr."""
+    value = float(literal)
+    return value if repr(value) == literal else AuthoredFloat(literal)
+
+
+def parse_int(literal: str) -> int:
+    value = int(literal)
+    return value if str(value) == literal else AuthoredInt(literal)
+
+
+def is_authored(value: Any) -> bool:
+    return isinstance(value, (AuthoredFloat, AuthoredInt))
+
+
+def number_text(value: int | float) -> str:
+    """A number as JSON writes it, with its authored literal when it has one."""
+    literal = getattr(value, "literal", None)
+    if literal is not None:
+        return str(literal)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if value != value:
+        return "NaN"
+    if value in (float("inf"), float("-inf")):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def plain(value: Any) -> Any:
+    """The same JSON value with plain int/float numbers (for libraries that refuse subclasses)."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    if isinstance(value, AuthoredFloat):
+        return float(value)
+    if isinstance(value, AuthoredInt):
+        return int(value)
+    return value
+
+
+@dataclass(frozen=True)
+class _Layout:
+    indent: int | None
+    comma: str
+    colon: str
+    sort_keys: bool
+    default: Callable[[Any], Any] | None
+
+
+def dumps(
+    value: Any,
+    indent: int | None = 2,
+    *,
+    separators: tuple[str, str] | None = None,
+    sort_keys: bool = False,
+    default: Callable[[Any], Any] | None = None,
+) -> str:
+    """JSON text of ``value`` laid out as ``json.dumps(value, indent=indent,
+    separators=separators, sort_keys=sort_keys, default=default, ensure_ascii=False)``
+    would, every number written as authored."""
+    comma, colon = separators or ((", ", ": ") if indent is None else (",", ": "))
+    parts: list[str] = []
+    _write(value, parts, _Layout(indent, comma, colon, sort_keys, default), 0)
+    return "".join(parts)
+
+
+def _write(value: Any, parts: list[str], layout: _Layout, level: int) -> None:
+    if isinstance(value, str):
+        parts.append(_encode_string(value))
+    elif value is None:
+        parts.append("null")
+    elif isinstance(value, (bool, int, float)):
+        parts.append(number_text(value))
+    elif isinstance(value, dict):
+        _write_members(list(value.items()), parts, layout, level)
+    elif isinstance(value, (list, tuple)):
+        _write_items(value, parts, layout, level)
+    elif layout.default is not None:
+        _write(layout.default(value), parts, layout, level)
+    else:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _write_members(members: list[tuple[Any, Any]], parts: list[str], layout: _Layout, level: int) -> None:
+    if not members:
+        parts.append("{}")
+        return
+    if layout.sort_keys:
+        members.sort(key=lambda member: member[0])
+    inner, close = _breaks(layout, level)
+    parts.append("{")
+    for index, (key, item) in enumerate(members):
+        parts.append((layout.comma if index else "") + inner + _encode_string(_key(key)) + layout.colon)
+        _write(item, parts, layout, level + 1)
+    parts.append(close + "}")
+
+
+def _write_items(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _Layout, level: int) -> None:
+    if not items:
+        parts.append("[]")
+        return
+    inner, close = _breaks(layout, level)
+    parts.append("[")
+    for index, item in enumerate(items):
+        parts.append((layout.comma if index else "") + inner)
+        _write(item, parts, layout, level + 1)
+    parts.append(close + "]")
+
+
+def _breaks(layout: _Layout, level: int) -> tuple[str, str]:
+    """(before each member, before the closing bracket)."""
+    if layout.indent is None:
+        return "", ""
+    return "\n" + " " * (layout.indent * (level + 1)), "\n" + " " * (layout.indent * level)
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, (bool, int, float)):
+        return number_text(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")

@@ -1,0 +1,66 @@
+"""JSON text with every number as authored (SPEC §10)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evidencepress import jsontext
+from evidencepress.jsonmap import load_json
+
+from sitekit import article, export, make_site, result, tree
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES)
+@settings(max_examples=300, deadline=None)
+def test_layout_is_that_of_json_dumps(value: object) -> None:
+    assert jsontext.dumps(value) == json.dumps(value, indent=2, ensure_ascii=False)
+    assert jsontext.dumps(value, indent=None) == json.dumps(value, ensure_ascii=False)
+    compact = jsontext.dumps(value, indent=None, separators=(",", ":"), sort_keys=True)
+    assert compact == json.dumps(value, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+
+
+LITERALS = ["22.50", "1.0e2", "-0", "1e-400", "1E+2", "-0.0", "0.10", "245.72", "7", "-3", "1e2", "12345678901234567890"]
+
+
+def test_numbers_keep_their_literal_through_load_and_dump() -> None:
+    text = "{" + ", ".join(f'"n{i}": {literal}' for i, literal in enumerate(LITERALS)) + "}"
+    document, problems = load_json(text, "a.md", 1)
+    assert problems == [] and document is not None
+    assert jsontext.dumps(document.value, indent=None) == text
+    assert document.value["n0"] == 22.5 and document.value["n1"] == 100.0 and document.value["n3"] == 0.0
+
+
+def test_authored_numbers_are_numbers_and_pickle() -> None:
+    number = jsontext.parse_float("22.50")
+    assert isinstance(number, float) and number == 22.5 and jsontext.number_text(number) == "22.50"
+    assert jsontext.number_text(pickle.loads(pickle.dumps(number))) == "22.50"
+    zero = jsontext.parse_int("-0")
+    assert isinstance(zero, int) and zero == 0 and jsontext.number_text(zero) == "-0"
+    assert jsontext.plain({"a": [number, zero]}) == {"a": [22.5, 0]}
+    assert type(jsontext.plain(number)) is float
+    assert jsontext.parse_float("245.72").__class__ is float  # no wrapper where repr is the literal
+
+
+def test_published_json_and_markdown_keep_the_literals(tmp_path) -> None:
+    from evidencepress.build import BuildOptions, build_site
+
+    page = article(export_doc=export(result(value=1.0)))
+    page = page.replace('"value": 1.0', '"value": 22.50').replace('"temperature": 0', '"temperature": -0')
+    site = make_site(tmp_path / "site", {"guides/a.md": page})
+    problems = build_site(BuildOptions(root=site, jobs=1, use_cache=False))
+    assert not [p for p in problems if p.is_error], problems
+    files = tree(site / "_site")
+    for name in ("guides/a/index.json", "guides/a/index.md"):
+        text = files[name].decode()
+        assert '"value": 22.50' in text and '"temperature": -0' in text, name
+    assert b'"value": 22.50' in tree(site / "exports")["guides/a.json"]

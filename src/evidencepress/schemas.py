@@ -68,6 +68,12 @@ class SchemaSet:
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
         return tuple(result.get("x-recommended", ()))
 
+    @property
+    def core_conditions(self) -> tuple[str, ...]:
+        """Required then recommended condition keys of a result: the columns of /data/results.csv."""
+        result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
+        return tuple(dict.fromkeys([*result.get("required", ()), *self.recommended_conditions]))
+
     def url(self, name: str) -> str:
         return str(self.documents[name].get("$id", name))
 

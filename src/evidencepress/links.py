@@ -9,18 +9,35 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import AbstractSet, Iterable
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
+from typing import Any, Protocol
 
 from .diagnostics import Location, Problem, error
 from .markdown import links
-from .model import Page
+from .model import SourceFile
 from .urls import is_site_path, strip_fragment
 
 REFUSED = ("javascript:", "data:", "vbscript:", "file:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def check_links(pages: Iterable[Page], produced: AbstractSet[str]) -> list[Problem]:
+class Linking(Protocol):
+    """A page whose Markdown body holds links: an article, or a record's prose."""
+
+    @property
+    def source(self) -> SourceFile: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def body_line(self) -> int: ...
+    @property
+    def tokens(self) -> tuple[Any, ...]: ...
+    @property
+    def url(self) -> str: ...
+
+
+def check_links(pages: Iterable[Linking], produced: AbstractSet[str]) -> list[Problem]:
     problems: list[Problem] = []
     for page in pages:
         body_lines = page.body.split("\n")
@@ -38,7 +55,7 @@ def _check(href: str, page_url: str, produced: AbstractSet[str], where: Location
         scheme = lowered.split(":", 1)[0]
         return error(where, f"{scheme}: links are refused", "link-scheme",
                      hint="link to an http(s) URL or a site path")
-    if _SCHEME.match(href) or href.startswith("//") or href.startswith("#") or not href:
+    if _SCHEME.match(href) or href.startswith(("//", "#")) or not href:
         return None
     target = strip_fragment(href)
     if not is_site_path(target):

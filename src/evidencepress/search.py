@@ -23,6 +23,7 @@ the build goes on without a search index and says so in one warning.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import gzip
 import hashlib
 import tempfile
@@ -51,10 +52,20 @@ class SearchIndex:
 def build_search_index(html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
     """Index ``html_pages`` (output path -> HTML bytes)."""
     try:
-        files = canonical_bundle(asyncio.run(asyncio.wait_for(_index(html_pages, language), TIMEOUT_SECONDS)))
+        files = canonical_bundle(_run_in_own_thread(html_pages, language))
     except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
         return SearchIndex({}, (_unavailable(exc),))
     return SearchIndex(files, ())
+
+
+def _run_in_own_thread(html_pages: Mapping[str, bytes], language: str) -> dict[str, bytes]:
+    """Pagefind's client is asyncio; a thread of its own gives it a loop even when the
+    build itself runs inside one (a dev server, a browser test)."""
+    def run() -> dict[str, bytes]:
+        return asyncio.run(asyncio.wait_for(_index(html_pages, language), TIMEOUT_SECONDS))
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(run).result()
 
 
 def _unavailable(exc: BaseException) -> Problem:
@@ -93,14 +104,14 @@ FILTERS_AT = 3  # the metadata is [version, pages, word chunks, filters, sorts, 
 
 def canonical_bundle(files: Mapping[str, bytes]) -> dict[str, bytes]:
     """The bundle with every filter file's values and the metadata's filter list sorted."""
-    bundle = dict(files)
+    filter_names = sorted(n for n in files if n.startswith("filter/") and n.endswith(".pf_filter"))
+    bundle = {name: data for name, data in files.items() if name not in filter_names}
     renamed: dict[str, str] = {}
-    for name in sorted(n for n in files if n.startswith("filter/") and n.endswith(".pf_filter")):
+    for name in filter_names:
         old = name[len("filter/"):-len(".pf_filter")]
         filter_name, values = cbor2.loads(_unpack(files[name]))
         body = cbor2.dumps([filter_name, sorted(values, key=lambda value: str(value[0]))])
         new = _free_name(_prefix(old), _pagefind_hash(body), 7, lambda h: f"filter/{h}.pf_filter" in bundle)
-        del bundle[name]
         bundle[f"filter/{new}.pf_filter"] = _pack(body)
         renamed[old] = new
     metas = [n for n in files if n.startswith("pagefind.") and n.endswith(".pf_meta")]

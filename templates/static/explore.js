@@ -11,6 +11,7 @@
   var table = document.getElementById("explore-table");
   var form = document.getElementById("explore-filters");
   var count = document.getElementById("explore-count");
+  var note = document.getElementById("explore-note");
   if (!table || !form || !count) {
     return;
   }
@@ -26,6 +27,7 @@
     record: "source_record_id"
   };
   var NUMERIC = { "value": true, "conditions.concurrency": true };
+  var LONG_TEXT = 28;  // characters: a longer cell wraps inside a wider column (as on record pages)
   var root = table.getAttribute("data-root") || "";
   var columnIndex = {};
   data.columns.forEach(function (name, index) {
@@ -152,8 +154,9 @@
       td.className = "cell-null";
     } else {
       td.textContent = value;
-      if (className) {
-        td.className = className;
+      var classes = (className || "") + (value.length > LONG_TEXT ? " wrap" : "");
+      if (classes.trim()) {
+        td.className = classes.trim();
       }
     }
     return td;
@@ -165,6 +168,9 @@
     a.href = href;
     a.textContent = text;
     td.appendChild(a);
+    if (text.length > LONG_TEXT) {
+      td.className = "wrap";
+    }
     return td;
   }
 
@@ -202,6 +208,7 @@
       fragment.appendChild(rowElement(row));
     });
     body.replaceChildren(fragment);
+    explainOrder(shown);
     count.textContent = shown.length === rows.length
       ? "All " + rows.length + " reported results"
       : "Showing " + shown.length + " of " + rows.length + " reported results";
@@ -213,6 +220,37 @@
         th.removeAttribute("aria-sort");
       }
     });
+  }
+
+  // Sorting by value orders numbers, not evidence: say so when the rows are not alike.
+  function explainOrder(shown) {
+    if (!note) {
+      return;
+    }
+    var units = {};
+    var metrics = {};
+    var records = {};
+    shown.forEach(function (row) {
+      units[cell(row, "unit")] = true;
+      metrics[cell(row, "metric")] = true;
+      records[cell(row, "source_record_id")] = true;
+    });
+    var mixed = [];
+    if (Object.keys(units).length > 1) {
+      mixed.push(Object.keys(units).length + " units");
+    }
+    if (Object.keys(metrics).length > 1) {
+      mixed.push(Object.keys(metrics).length + " metrics");
+    }
+    if (Object.keys(records).length > 1) {
+      mixed.push(Object.keys(records).length + " source records");
+    }
+    var byNumber = state.sort === "value" && mixed.length > 0;
+    note.hidden = !byNumber;
+    note.textContent = byNumber
+      ? "Sorted by number only. These rows hold " + mixed.join(", ") +
+        ": their order is not a ranking. Filter to one metric and one record to compare like with like."
+      : "";
   }
 
   function update() {

@@ -218,12 +218,18 @@ def test_a_missing_page_gets_the_404_page_in_the_site_design(visit: Visit, serve
     assert page.url.endswith(BASE_PATH)
 
 
-@pytest.mark.parametrize("path", ["", ARTICLE, RECORD, "explore/", "community/", "search/"])
-def test_pages_fit_a_phone_without_sideways_scrolling(browser: Any, server: str, path: str) -> None:
+def test_every_page_fits_a_phone_without_sideways_scrolling(browser: Any, server: str, site: Path) -> None:
+    """At 375 px wide only tables scroll sideways, inside their frames; the page itself never does."""
     phone = Visit(browser, width=375)
     try:
-        page = phone.open(server + path)
-        assert page.evaluate("document.documentElement.scrollWidth") <= 375
+        paths = sorted(p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html"))
+        too_wide = []
+        for path in paths:
+            page = phone.open(server + ("" if path == "./" else path))
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 375:
+                too_wide.append(f"{path}: {width}px")
+        assert len(paths) >= 50 and too_wide == []
         assert phone.problems == []
     finally:
         phone.close()

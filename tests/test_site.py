@@ -112,8 +112,8 @@ def _export_validator() -> Draft202012Validator:
 
 def test_community_index_lists_every_record(built: dict[str, bytes]) -> None:
     html = text(built, "community/index.html")
-    assert '<a href="example-record/">example-record</a>' in html
-    assert '<a href="shared-record/">shared-record</a>' in html
+    assert '<h2 class="entry-title"><a href="example-record/">example-record</a></h2>' in html
+    assert '<h2 class="entry-title"><a href="shared-record/">shared-record</a></h2>' in html
     page = json.loads(built["community/index.json"])["page"]
     assert [(r["id"], r["results"], r["articles"]) for r in page["records"]] == [
         ("example-record", 2, 1), ("shared-record", 2, 2)]

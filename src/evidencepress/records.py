@@ -9,7 +9,7 @@ results are split into those every result shares and those that vary.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from .community import RecordProse, record_ids, record_url
 from .model import JsonPath, Page, SourceRef, pointer
 from .semantic import normalise_url
 
+FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
 ABSENT = object()  # a condition key a result does not carry (not considered), unlike null (not reported)
 
 
@@ -58,12 +59,30 @@ class Record:
         return tuple(result for citation in self.citations for result in citation.results)
 
     @property
+    def facets(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return facets(self.results)
+
+    @property
     def checked(self) -> dt.date:
         return max(c.page.front.checked for c in self.citations)
 
     @property
     def lastmod(self) -> dt.date:
         return max(c.page.front.updated or c.page.front.checked for c in self.citations)
+
+
+def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The distinct reported values of each FACETS condition (null, i.e. not reported, left out)."""
+    found: dict[str, dict[str, None]] = {name: {} for name in FACETS}
+    for result in results:
+        conditions = result.get("conditions")
+        if not isinstance(conditions, Mapping):
+            continue
+        for name in FACETS:
+            value = conditions.get(name)
+            if isinstance(value, str) and value.strip():
+                found[name][value] = None
+    return tuple((name, tuple(sorted(values))) for name, values in found.items() if values)
 
 
 def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:

@@ -12,13 +12,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from .community import PROSE_FOLDER, RecordProse, record_url
 from .config import SiteConfig
 from .dataset import ResultTable, result_table
 from .model import Page
-from .records import Citation, Record, build_records, results_of
+from .records import FACETS, Citation, Record, build_records, facets, results_of
 
 HOME_URL = "/"
 COMMUNITY_URL = f"/{PROSE_FOLDER}/"
@@ -29,9 +28,8 @@ DATA_URL = "/data/"
 DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json")
 ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "404.html")
 PAGE_FILES = ("index.html", "index.json", "index.md")
-FACETS = ("system", "model", "engine")  # conditions offered as search filters
 
-__all__ = ["Citation", "Record"]  # re-exported for the render stage
+__all__ = ["FACETS", "Citation", "Record"]  # re-exported for the render stage
 
 
 @dataclass(frozen=True)
@@ -164,20 +162,6 @@ def _entry(page: Page, config: SiteConfig, record_titles: Mapping[str, str]) -> 
                  tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results))
 
 
-def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """The distinct reported values of each FACETS condition (null, i.e. not reported, left out)."""
-    found: dict[str, dict[str, None]] = {name: {} for name in FACETS}
-    for result in results:
-        conditions = result.get("conditions")
-        if not isinstance(conditions, Mapping):
-            continue
-        for name in FACETS:
-            value = conditions.get(name)
-            if isinstance(value, str) and value.strip():
-                found[name][value] = None
-    return tuple((name, tuple(sorted(values))) for name, values in found.items() if values)
-
-
 def _newest_first(entries: Iterable[Entry]) -> tuple[Entry, ...]:
     return tuple(sorted(entries, key=lambda e: (-e.page.front.checked.toordinal(), e.page.front.title, e.page.url)))
 
@@ -214,13 +198,20 @@ def _catalog(entries: tuple[Entry, ...], listings: tuple[Listing, ...],
                           e.page.front.checked, has_csv=True) for e in sorted(entries, key=lambda e: e.page.url)]
     rows.append(CatalogEntry("listing", COMMUNITY_TITLE, COMMUNITY_SUMMARY, COMMUNITY_URL, "",
                              max((r.lastmod for r in records), default=None), None))
-    rows += [CatalogEntry("record", r.title, r.summary, r.url, "", r.lastmod, r.checked) for r in records]
+    rows += [CatalogEntry("record", r.title, r.summary or _record_figures(r), r.url, "", r.lastmod, r.checked)
+             for r in records]
     rows += [
         CatalogEntry("tool", EXPLORE_TITLE, EXPLORE_SUMMARY, EXPLORE_URL, "", with_results or newest, None),
         CatalogEntry("tool", SCHEMA_TITLE, SCHEMA_SUMMARY, SCHEMA_URL, "", None, None),
         CatalogEntry("tool", SEARCH_TITLE, SEARCH_SUMMARY, SEARCH_URL, "", None, None),
     ]
     return tuple(rows)
+
+
+def _record_figures(record: Record) -> str:
+    results, articles = len(record.results), len(record.citations)
+    return (f"Source record {record.id}: {results} reported result{'s' if results != 1 else ''}, "
+            f"cited by {articles} article{'s' if articles != 1 else ''}.")
 
 
 COMMUNITY_TITLE = "Source records"

@@ -12,6 +12,8 @@
   var form = document.getElementById("explore-filters");
   var count = document.getElementById("explore-count");
   var note = document.getElementById("explore-note");
+  var box = document.getElementById("explore-filter-box");
+  var active = document.getElementById("explore-active");
   if (!table || !form || !count) {
     return;
   }
@@ -209,6 +211,10 @@
     });
     body.replaceChildren(fragment);
     explainOrder(shown);
+    var chosen = ["q"].concat(Object.keys(FILTERS)).filter(function (name) { return state[name]; }).length;
+    if (active) {
+      active.textContent = chosen ? "(" + chosen + " active)" : "";
+    }
     count.textContent = shown.length === rows.length
       ? "All " + rows.length + " reported results"
       : "Showing " + shown.length + " of " + rows.length + " reported results";
@@ -285,7 +291,14 @@
       render();
     });
   });
-  form.hidden = false;
+  if (box) {
+    box.hidden = false;
+    // On a phone the filters fold away until asked for, unless a shared address set some.
+    var anyChosen = ["q"].concat(Object.keys(FILTERS)).some(function (name) { return state[name]; });
+    if (window.matchMedia("(max-width: 480px)").matches && !anyChosen) {
+      box.open = false;
+    }
+  }
   table.parentNode.hidden = false;
   render();
   if (window.evidencepress) {

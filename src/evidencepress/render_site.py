@@ -126,14 +126,25 @@ def render_search(env: jinja2.Environment, ctx: SiteContext, available: bool) ->
 
 def render_schema_index(env: jinja2.Environment, ctx: SiteContext,
                         published: tuple[tuple[str, Mapping[str, Any]], ...]) -> dict[str, bytes]:
-    schemas = [(name, str(doc.get("title", name)), str(doc.get("description", ""))) for name, doc in published]
+    schemas = [(name, str(doc.get("title", name)), _with_code(str(doc.get("description", ""))))
+               for name, doc in published]
     html = env.get_template("schemas.html").render(
         **page_context(ctx, SCHEMA_URL), title=SCHEMA_TITLE, summary=SCHEMA_SUMMARY, schemas=schemas,
     )
     envelope = generated_envelope(ctx, SCHEMA_URL, SCHEMA_TITLE, None)
     envelope["schemas"] = [absolute(ctx.config.base_url, SCHEMA_URL + name) for name, _, _ in schemas]
-    links = [(title, SCHEMA_URL + name, description) for name, title, description in schemas]
+    links = [(title, SCHEMA_URL + name, str(doc.get("description", ""))) for (name, title, _), (_, doc)
+             in zip(schemas, published, strict=True)]
     return _page_files(html, envelope, page_markdown(SCHEMA_TITLE, [SCHEMA_SUMMARY], links))
+
+
+def _with_code(text: str) -> Markup:
+    """A schema description with its `backticked` words as <code> (everything else escaped)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: show the text as it is
+        return Markup.escape(text)
+    return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else Markup.escape(p)
+                           for i, p in enumerate(parts))
 
 
 def render_not_found(env: jinja2.Environment, ctx: SiteContext) -> bytes:

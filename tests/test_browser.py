@@ -124,8 +124,8 @@ class Visit:
         self.page.on("requestfailed", lambda r: self.problems.append(f"failed: {r.url} {r.failure}"))
         self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
 
-    def open(self, url: str) -> Any:
-        self.page.goto(url, wait_until="networkidle")
+    def open(self, url: str, wait_until: str = "networkidle") -> Any:
+        self.page.goto(url, wait_until=wait_until)
         return self.page
 
     def close(self) -> None:
@@ -225,12 +225,13 @@ def test_every_page_fits_a_phone_without_sideways_scrolling(browser: Any, server
         paths = sorted(p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html"))
         too_wide = []
         for path in paths:
-            page = phone.open(server + ("" if path == "./" else path))
+            page = phone.open(server + ("" if path == "./" else path), wait_until="load")
             width = page.evaluate("document.documentElement.scrollWidth")
             if width > 375:
                 too_wide.append(f"{path}: {width}px")
         assert len(paths) >= 50 and too_wide == []
-        assert phone.problems == []
+        # the next page is opened as soon as this one has loaded: an unfinished favicon fetch is cut short
+        assert [p for p in phone.problems if not p.endswith("net::ERR_ABORTED")] == []
     finally:
         phone.close()
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
@@ -22,8 +23,8 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from .diagnostics import Problem, error
 from . import jsontext
+from .diagnostics import Problem, error
 from .jsontext import plain
 from .model import JsonPath, Positions, dotted
 

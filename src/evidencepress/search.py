@@ -51,6 +51,8 @@ class SearchIndex:
 
 def build_search_index(html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
     """Index ``html_pages`` (output path -> HTML bytes)."""
+    if not html_pages:
+        return SearchIndex({}, ())  # nothing to search: no index, and nothing to warn about
     try:
         files = canonical_bundle(_run_in_own_thread(html_pages, language))
     except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"

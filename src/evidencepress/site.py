@@ -17,7 +17,7 @@ from .community import PROSE_FOLDER, RecordProse, record_url
 from .config import SiteConfig
 from .dataset import ResultTable, result_table
 from .model import Page
-from .records import FACETS, Citation, Record, build_records, facets, results_of
+from .records import Record, build_records, facets, results_of
 
 HOME_URL = "/"
 COMMUNITY_URL = f"/{PROSE_FOLDER}/"
@@ -29,7 +29,15 @@ DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json")
 ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "404.html")
 PAGE_FILES = ("index.html", "index.json", "index.md")
 
-__all__ = ["FACETS", "Citation", "Record"]  # re-exported for the render stage
+
+COMMUNITY_TITLE = "Source records"
+COMMUNITY_SUMMARY = "Every community benchmark record the articles cite, with all of its reported results and conditions."
+EXPLORE_TITLE = "Explore the results"
+EXPLORE_SUMMARY = "Filter and sort every reported result of the site by model, system, engine, metric and source record."
+SCHEMA_TITLE = "Schemas"
+SCHEMA_SUMMARY = "The JSON Schemas that every export, front matter and chart of this site is validated against."
+SEARCH_TITLE = "Search"
+SEARCH_SUMMARY = "Full-text search over the articles and source records, with filters by system, model and engine."
 
 
 @dataclass(frozen=True)
@@ -212,16 +220,6 @@ def _record_figures(record: Record) -> str:
     results, articles = len(record.results), len(record.citations)
     return (f"Source record {record.id}: {results} reported result{'s' if results != 1 else ''}, "
             f"cited by {articles} article{'s' if articles != 1 else ''}.")
-
-
-COMMUNITY_TITLE = "Source records"
-COMMUNITY_SUMMARY = "Every community benchmark record the articles cite, with all of its reported results and conditions."
-EXPLORE_TITLE = "Explore the results"
-EXPLORE_SUMMARY = "Filter and sort every reported result of the site by model, system, engine, metric and source record."
-SCHEMA_TITLE = "Schemas"
-SCHEMA_SUMMARY = "The JSON Schemas that every export, front matter and chart of this site is validated against."
-SEARCH_TITLE = "Search"
-SEARCH_SUMMARY = "Full-text search over the articles and source records, with filters by system, model and engine."
 
 
 def generated_paths(index: SiteIndex, pages: Sequence[Page]) -> set[str]:

@@ -328,3 +328,13 @@ def test_the_same_site_builds_the_same_site_wide_files_under_another_base_url(tm
     one, two = tree(tmp_path / "one"), tree(tmp_path / "two")
     for name in ("data/results.csv", "data/results.json", "data/results.js", "guides/a/index.csv"):
         assert one[name] == two[name]  # site paths inside, never the base URL
+
+
+def test_a_site_without_sections_lists_its_pages_everywhere(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"a.md": article("Page A", "Text.", export(result())), "b.md": article("Page B")})
+    assert build(root)[0] == 0
+    files = tree(root / "_site")
+    llms = text(files, "llms.txt")
+    assert "## Pages" in llms and "(https://example.org/sub/a/index.md)" in llms and "/b/index.md)" in llms
+    home = text(files, "index.html")
+    assert "Page A" in home[home.index('id="recent-title"'):] and "Page B" in home[home.index('id="recent-title"'):]

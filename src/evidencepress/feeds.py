@@ -103,7 +103,7 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
     for listing in index.listings[1:]:
         parts.append(f"## {listing.heading}")
         parts.append(_links([_catalog_line(e, base) for e in _by_url(index, [x.page.url for x in listing.entries])]))
-    top = index.listings[0].more
+    top = sorted((e for e in index.entries if not e.page.section), key=lambda e: (e.page.front.title, e.page.url))
     if top:
         parts.append("## Pages")
         parts.append(_links([_catalog_line(e, base) for e in _by_url(index, [x.page.url for x in top])]))

@@ -9,19 +9,19 @@ write. Each returns all problems of the run.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config
 from .diagnostics import Location, Problem, error, has_errors, strict
+from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
 from .model import Asset, Page
 from .parse import parse_page
 from .render import (
     SiteContext,
-    article_json,
     create_environment,
     listings,
     navigation,
@@ -34,7 +34,6 @@ from .sources import read_content
 from .validate import validate_page
 from .writer import read_tree, write_trees
 
-EXPORTS_DIR = "exports"
 CACHE_DIR = ".cache/charts"
 Progress = Callable[[int, int], None]
 
@@ -48,6 +47,7 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     use_cache: bool = True
     strict: bool = False
+    cache_dir: Path | None = None  # where charts are cached; default <root>/.cache/charts
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
             files[listing.url.lstrip("/") + name] = data
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.root / CACHE_DIR
+    cache = None if not options.use_cache else options.cache_dir or options.root / CACHE_DIR
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
@@ -150,14 +150,6 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
 
 def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
-
-
-def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, bytes]:
-    """exports/<url path>.json: the same bytes as each article's index.json."""
-    exports: dict[str, bytes] = {}
-    for page in plan.pages:
-        exports[page.url.strip("/") + ".json"] = site_files[page.url.lstrip("/") + "index.json"]
-    return exports
 
 
 def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
@@ -174,7 +166,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> list[
         raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
     files = render_site(plan, options, progress)
     try:
-        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+        exports = export_files(plan.pages, _context(plan), plan.schemas)
+        write_trees({out: files, options.root / EXPORTS_DIR: exports})
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
@@ -197,9 +190,6 @@ def check_site(options: BuildOptions) -> list[Problem]:
     plan, problems = plan_site(options)
     if plan is None:
         return problems
-    ctx = _context(plan)
-    expected = {page.url.strip("/") + ".json": article_json(page, ctx) for page in plan.pages}
-    if read_tree(options.root / EXPORTS_DIR) != expected:
-        problems.append(error(Location(EXPORTS_DIR), "exports/ is stale: run `make build`", "exports",
-                              hint="exports/ holds each page's index.json for review; commit it after building"))
-    return problems
+    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    found = read_tree(options.root / EXPORTS_DIR)
+    return problems + stale_exports(expected, found, plan.pages, options.root)

@@ -1,0 +1,107 @@
+"""A built site (its files, in memory or on disk) -> the published data of each article.
+
+Both sides of a diff go through here, whether they were rendered from a git
+revision or read from a built folder, so the two ways compare the same
+things: each article's ``index.json`` (its page envelope and export), the
+text of its ``index.md`` and the SVG files of its folder.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .. import jsontext
+from ..diagnostics import Problem
+from ..markdown_out import SOURCES_HEADING
+
+# Generated pages that are not articles: their data is repeated from the articles they list.
+DERIVED_SECTIONS = ("community/",)
+
+
+class SnapshotError(Exception):
+    """A folder that is not a built evidencepress site."""
+
+
+@dataclass(frozen=True)
+class PageSnapshot:
+    path: str  # site path: /guides/a/
+    envelope: Mapping[str, Any]  # the "page" member of index.json
+    export: Mapping[str, Any]  # index.json without "page"
+    text: str  # index.md up to the generated source list: title, summary, body
+    charts: Mapping[str, bytes]  # SVG file name in the page folder -> bytes
+
+    @property
+    def title(self) -> str:
+        return str(self.envelope.get("title", ""))
+
+
+@dataclass(frozen=True)
+class SiteSnapshot:
+    label: str
+    pages: Mapping[str, PageSnapshot]  # by site path
+    problems: tuple[Problem, ...] | None  # the build's warnings; None when not known
+
+
+def site_snapshot(label: str, files: Mapping[str, bytes], articles: Collection[str] | None = None,
+                  problems: tuple[Problem, ...] | None = None) -> SiteSnapshot:
+    """The articles of a built site. ``articles`` lists their site paths when the plan is known;
+    otherwise every ``index.json`` that describes an article (not a listing) is one."""
+    folders = sorted(name[: -len("index.json")] for name in files if _is_page_json(name))
+    svgs = _svgs_by_folder(files)
+    pages: dict[str, PageSnapshot] = {}
+    for folder in folders:
+        path = "/" + folder
+        if articles is not None and path not in articles:
+            continue
+        document = _document(files, folder + "index.json")
+        envelope = document.get("page")
+        if not isinstance(envelope, dict):
+            continue
+        if articles is None and not _is_article(path, envelope):
+            continue
+        export = {key: value for key, value in document.items() if key != "page"}
+        text = _article_text(files.get(folder + "index.md", b""))
+        pages[path] = PageSnapshot(path, envelope, export, text, svgs.get(folder, {}))
+    return SiteSnapshot(label, pages, problems)
+
+
+def _is_page_json(name: str) -> bool:
+    return name == "index.json" or name.endswith("/index.json")
+
+
+def _is_article(path: str, envelope: Mapping[str, Any]) -> bool:
+    listing = "pages" in envelope  # home and section indexes list their pages
+    return not listing and not path.lstrip("/").startswith(DERIVED_SECTIONS)
+
+
+def _document(files: Mapping[str, bytes], name: str) -> dict[str, Any]:
+    try:
+        value = json.loads(files[name].decode("utf-8"), parse_float=jsontext.parse_float, parse_int=jsontext.parse_int)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise SnapshotError(f"{name} is not the JSON evidencepress writes: {exc}") from None
+    if not isinstance(value, dict):
+        raise SnapshotError(f"{name} is not the JSON evidencepress writes: not an object")
+    return value
+
+
+def _article_text(markdown: bytes) -> str:
+    """index.md without the parts generated from the data (sources, checked line, export)."""
+    text = markdown.decode("utf-8", errors="replace")
+    for marker in (f"\n\n{SOURCES_HEADING}\n", "\n\nChecked "):
+        at = text.find(marker) if marker.startswith("\n\n#") else text.rfind(marker)
+        if at >= 0:
+            return text[:at]
+    return text
+
+
+def _svgs_by_folder(files: Mapping[str, bytes]) -> dict[str, dict[str, bytes]]:
+    """folder ("guides/a/") -> SVG file name -> bytes, for the SVGs directly in each folder."""
+    svgs: dict[str, dict[str, bytes]] = {}
+    for name, data in files.items():
+        if name.endswith(".svg"):
+            folder, _, file_name = name.rpartition("/")
+            svgs.setdefault(folder + "/" if folder else "", {})[file_name] = data
+    return svgs

@@ -1,0 +1,142 @@
+"""Obtain the two sides of a diff as site snapshots.
+
+A side is named on the command line as one of:
+
+- nothing (HEAD only): the working tree as it is, uncommitted and untracked
+  files included, rendered in memory; nothing is written into the repository;
+- a folder holding ``site.toml``: that site, rendered in memory;
+- any other folder: a site already built by ``evidencepress build``;
+- anything else: a git revision, checked out into a temporary worktree
+  (removed again in every case) and rendered in memory.
+
+Sites are rendered by the evidencepress that runs the diff, through the
+build's own ``plan_site`` and ``render_site``: the report shows what the
+content change does, not what a change of the tool does. Charts share one
+temporary cache, seeded from the working tree's ``.cache/charts``, so a
+chart that is the same on both sides is drawn at most once.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..build import CACHE_DIR, BuildOptions, ConfigError, plan_site, render_site
+from ..diagnostics import Problem
+from .git import GitError, Revision, checkout, resolve, site_prefix
+from .snapshot import SiteSnapshot, SnapshotError, site_snapshot
+
+WORKING_TREE = "working tree"
+_BUILT_NAMES = ("index.json", "index.md")
+
+
+class DiffUsageError(Exception):
+    """A side cannot be obtained: not a folder, revision or site (exit code 2)."""
+
+
+class BuildFailed(Exception):
+    """A side has content errors; ``problems`` holds them all (exit code 1)."""
+
+    def __init__(self, role: str, label: str, problems: list[Problem]) -> None:
+        errors = sum(1 for problem in problems if problem.is_error)
+        super().__init__(f"{role} {label} does not build: {errors} error{'' if errors == 1 else 's'}")
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class DiffOptions:
+    root: Path  # the site root of the working tree; git revisions are looked up in its repository
+    jobs: int = 1
+
+
+def load_sides(base: str, head: str | None, options: DiffOptions) -> tuple[SiteSnapshot, SiteSnapshot]:
+    """(BASE, HEAD) snapshots; HEAD None is the working tree."""
+    with tempfile.TemporaryDirectory(prefix="evidencepress-diff-") as temp:
+        work = Path(temp)
+        cache = _seed_cache(options.root / CACHE_DIR, work / "charts")
+        loader = _Loader(options, work, cache)
+        old = loader.side("BASE", base)
+        new = loader.side("HEAD", head) if head is not None else loader.site("HEAD", WORKING_TREE, options.root)
+    return old, new
+
+
+@dataclass(frozen=True)
+class _Loader:
+    options: DiffOptions
+    work: Path
+    cache: Path
+
+    def side(self, role: str, name: str) -> SiteSnapshot:
+        folder = Path(name)
+        if folder.is_dir():
+            if (folder / "site.toml").is_file():
+                return self.site(role, name, folder)
+            return built_snapshot(name, folder)
+        revision = self.revision(name)
+        with checkout(self.options.root, revision, self.work / role.lower()) as tree:
+            return self.site(role, revision.label, tree / self.prefix())
+
+    def revision(self, name: str) -> Revision:
+        try:
+            return resolve(self.options.root, name)
+        except GitError as exc:
+            raise DiffUsageError(str(exc)) from None
+
+    def prefix(self) -> str:
+        try:
+            return site_prefix(self.options.root)
+        except GitError as exc:
+            raise DiffUsageError(str(exc)) from None
+
+    def site(self, role: str, label: str, root: Path) -> SiteSnapshot:
+        options = BuildOptions(root=root, jobs=self.options.jobs, cache_dir=self.cache)
+        try:
+            plan, problems = plan_site(options)
+        except ConfigError as exc:
+            raise DiffUsageError(f"{role} {label} is not a site: {exc}") from None
+        if plan is None:
+            raise BuildFailed(role, label, problems)
+        files = render_site(plan, options)
+        return site_snapshot(label, files, {page.url for page in plan.pages}, tuple(problems))
+
+
+def built_snapshot(label: str, folder: Path) -> SiteSnapshot:
+    """A folder written by ``evidencepress build``; only page documents, their text and SVGs are read."""
+    files = dict(_built_files(folder))
+    if "index.json" not in files:
+        raise DiffUsageError(f"{label} is neither a site (no site.toml) nor a built site (no index.json)")
+    try:
+        return site_snapshot(label, files)
+    except SnapshotError as exc:
+        raise DiffUsageError(f"{label}: {exc}") from None
+
+
+def _built_files(folder: Path) -> Iterator[tuple[str, bytes]]:
+    for current, dirs, names in os.walk(folder):
+        dirs.sort()
+        for name in sorted(names):
+            if name in _BUILT_NAMES or name.endswith(".svg"):
+                path = Path(current) / name
+                yield path.relative_to(folder).as_posix(), path.read_bytes()
+
+
+def _seed_cache(source: Path, target: Path) -> Path:
+    """A private chart cache holding the working tree's cached drawings (read, never written)."""
+    if source.is_dir():
+        try:
+            shutil.copytree(source, target, copy_function=_link_or_copy)
+        except (OSError, shutil.Error):
+            shutil.rmtree(target, ignore_errors=True)
+    return target
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    # A cache file is never rewritten in place (new drawings are renamed over), so a hard link is safe.
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

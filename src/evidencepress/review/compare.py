@@ -33,6 +33,7 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
         status=status,
         path=path,
         title=after.title if new is not None else before.title,
+        checked=str((after if new is not None else before).envelope.get("checked") or ""),
         fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
         text_changed=both and before.text != after.text,
         results=compare_results(_entries(before.export, "reported_results"), _entries(after.export, "reported_results")),

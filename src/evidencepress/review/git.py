@@ -30,12 +30,20 @@ class Revision:
 
     @property
     def label(self) -> str:
+        """``origin/main (1a2b3c4)``; a commit id given as such is shortened."""
+        if self.commit.startswith(self.name.lower()):
+            return self.commit[:7] if len(self.name) >= 7 else self.name
         return f"{self.name} ({self.commit[:7]})"
 
 
 def resolve(root: Path, name: str) -> Revision:
     if name.startswith("-"):
         raise GitError(f"{name!r} is not a revision")
+    try:
+        _git(root, "rev-parse", "--git-dir")
+    except GitError:
+        raise GitError(f"{root} is not in a git repository, so {name!r} (not a folder) cannot be a revision; "
+                       "give two folders, or run diff in the site's repository") from None
     try:
         commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
     except GitError:

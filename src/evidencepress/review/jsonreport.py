@@ -31,6 +31,7 @@ def _page(page: PageChange, old_url: str | None, new_url: str | None) -> dict[st
         "status": page.status,
         "path": page.path,
         "title": page.title,
+        "checked": page.checked,
         "fields": [_field(change) for change in page.fields],
         "text_changed": page.text_changed,
         "results": [_result(change) for change in page.results],

@@ -87,8 +87,7 @@ def _page_block(page: PageChange, options: ReportOptions) -> Block:
     summary = f"<summary><strong>{html_text(page.title)}</strong> · <code>{html_text(page.path)}</code> · {page.status}" \
               "</summary>"
     sections = [
-        ("Page", [_field_line(change) for change in page.fields]
-         + (["- text changed (title, summary or body of index.md)"] if page.text_changed else [])),
+        ("Page", _page_lines(page)),
         ("Results (matched by source record and label)", [line for r in page.results for line in _result_lines(r)]),
         ("Sources", [line for s in page.sources for line in _source_lines(s)]),
         ("Charts", [line for c in page.charts for line in _chart_lines(page.path, c, options)]),
@@ -99,6 +98,16 @@ def _page_block(page: PageChange, options: ReportOptions) -> Block:
         if lines:
             body += ([""] if body else []) + [f"**{heading}**", "", *lines]
     return Block(("<details>", summary, ""), tuple(body), ("", "</details>"), page=True)
+
+
+def _page_lines(page: PageChange) -> list[str]:
+    checked = f", checked {code(page.checked)}" if page.checked else ""
+    if page.status == "added":
+        return [f"- new page{checked}"]
+    if page.status == "removed":
+        return [f"- page removed (it was checked {code(page.checked)})" if page.checked else "- page removed"]
+    lines = [_field_line(change) for change in page.fields]
+    return lines + (["- text changed (title, summary or body of index.md)"] if page.text_changed else [])
 
 
 def _result_lines(change: ResultChange) -> list[str]:

@@ -88,6 +88,7 @@ class PageChange:
     status: Status
     path: str  # site path: /guides/a/
     title: str  # the new title (the old one when removed)
+    checked: str = ""  # the new checked date (the old one when removed)
     fields: tuple[FieldChange, ...] = ()  # title, checked, updated
     text_changed: bool = False  # title, summary or body text of index.md
     results: tuple[ResultChange, ...] = ()

@@ -43,7 +43,7 @@ class BuildFailed(Exception):
 
     def __init__(self, role: str, label: str, problems: list[Problem]) -> None:
         errors = sum(1 for problem in problems if problem.is_error)
-        super().__init__(f"{role} {label} does not build: {errors} error{'' if errors == 1 else 's'}")
+        super().__init__(f"the {role} side, {label}, does not build: {errors} error{'' if errors == 1 else 's'}")
         self.problems = problems
 
 

@@ -32,10 +32,11 @@ from .render import (
 from .schemas import SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
 EXPORTS_DIR = "exports"
 CACHE_DIR = ".cache/charts"
+JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
 
 
@@ -48,6 +49,7 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     use_cache: bool = True
     strict: bool = False
+    force: bool = False  # replace an output folder that evidencepress did not write
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,7 @@ class SitePlan:
     schemas: SchemaSet
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
 class ConfigError(Exception):
@@ -91,12 +94,14 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
     problems += _url_collisions(pages, config)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas))
+    problems += _file_collisions(pages, content.assets, content.static, config, schemas)
+    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
+                            {"/" + item.rel for item in content.static})
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
@@ -107,6 +112,24 @@ def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
         for p in pages
         if p.url in generated
     ]
+
+
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], config: SiteConfig,
+                     schemas: SchemaSet) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), config, schemas) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
 
 
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteConfig, schemas: SchemaSet) -> set[str]:
@@ -142,6 +165,9 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
         files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
         files[asset.rel] = asset.data
+    for item in plan.static:
+        files[item.rel] = item.data
+    files[MARKER] = MARKER_TEXT
     files["static/style.css"] = (template_folder(options.root) / "static" / "style.css").read_bytes()
     for name, data in plan.schemas.published:
         files[f"schema/{name}"] = data
@@ -164,33 +190,27 @@ def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
     return options.out if options.out is not None else options.root / plan.config.output
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> list[Problem]:
+def build_site(options: BuildOptions, progress: Progress | None = None,
+               checkpoint: Checkpoint | None = None) -> list[Problem]:
+    """Validate, render and write. ``checkpoint`` is called between the write's steps
+    (the fault-injection tests kill the process there)."""
     plan, problems = plan_site(options)
     if plan is None:
         return problems
     out = output_dir(plan, options)
-    refused = _refused_output(out, options.root)
-    if refused:
-        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
+    refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
+    if refused is not None:
+        raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     files = render_site(plan, options, progress)
+    trees = {out: files, options.root / EXPORTS_DIR: export_files(plan, files)}
     try:
-        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+        write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="nothing was changed; free space or fix permissions, then build again")]
+                                 hint="the previous output is in place; free space or fix permissions, "
+                                      "then build again")]
     return problems
-
-
-def _refused_output(out: Path, root: Path) -> str:
-    """Why ``out`` must not be replaced by the built site, or ""."""
-    out, root = out.resolve(), root.resolve()
-    if out == root or out in root.parents:
-        return f"the output folder {out} holds the site root; building there would replace it"
-    for own in sorted(RESERVED_FOLDERS):
-        if out == root / own or (root / own) in out.parents:
-            return f"the output folder {out} is the site's own {own}/"
-    return ""
 
 
 def check_site(options: BuildOptions) -> list[Problem]:

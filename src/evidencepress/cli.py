@@ -37,13 +37,14 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @STRICT
 @FORMAT
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str) -> None:
+          force: bool, strict: bool, output_format: str) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict)
+                           use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
     problems = _run(lambda: build_site(options, _progress()))
     _report(problems, output_format)

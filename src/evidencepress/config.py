@@ -100,7 +100,8 @@ def _toml_problem(exc: tomllib.TOMLDecodeError) -> Problem:
 
 
 # Folders of the site root that a build must never replace with its output.
-RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "src", "tests", "bench", ".cache"})
+RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "static", "src", "tests", "bench",
+                              ".cache", ".git", ".github"})
 
 
 def _output_problems(data: dict[str, object], positions: Positions) -> list[Problem]:

@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Callable
 
 from .charts import render_charts
-from .config import RESERVED_FOLDERS, SiteConfig, load_config
+from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
 from .model import Asset, Page
 from .parse import parse_page
+from jinja2 import TemplateError
+
 from .render import (
     SiteContext,
     article_json,
@@ -28,8 +30,9 @@ from .render import (
     render_article,
     render_listing,
     template_folder,
+    template_problem,
 )
-from .schemas import SchemaSet, load_schemas, schema_folder
+from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
@@ -73,14 +76,19 @@ class ConfigError(Exception):
 
 def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     root = options.root
-    schemas = load_schemas(schema_folder(root))
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
     config, problems = load_config(root, schemas)
     if config is None:
         if not (root / "site.toml").is_file():
             raise ConfigError(problems)
         return None, problems
     if options.base_url:
-        config = config.with_base_url(options.base_url)
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
@@ -201,7 +209,10 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
-    files = render_site(plan, options, progress)
+    try:
+        files = render_site(plan, options, progress)
+    except TemplateError as exc:
+        return problems + [template_problem(exc, options.root)]
     trees = {out: files, options.root / EXPORTS_DIR: export_files(plan, files)}
     try:
         write_trees(trees, options.root / JOURNAL, checkpoint)

@@ -28,6 +28,20 @@ STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors."
 @click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
     """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+    _tolerant_streams()
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot show a character (PYTHONIOENCODING=latin-1) gets an
+    escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "") in ("utf8", "utf8sig")
 
 
 @main.command()
@@ -94,8 +108,8 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
 
 def _report(problems: list[Problem], output_format: str) -> None:
     ordered = sort_problems(problems)
-    if output_format == "json":
-        click.echo(format_json(ordered), nl=False)
+    if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
+        click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
         click.echo(format_text(ordered), nl=False, err=True)
 

@@ -13,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jinja2 import TemplateError
+
 from .charts import render_charts
-from .config import RESERVED_FOLDERS, SiteConfig, load_config
+from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
@@ -28,13 +30,15 @@ from .render import (
     render_article,
     render_listing,
     template_folder,
+    template_problem,
 )
-from .schemas import SchemaSet, load_schemas, schema_folder
+from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
 CACHE_DIR = ".cache/charts"
+JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
 
 
@@ -47,6 +51,7 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     use_cache: bool = True
     strict: bool = False
+    force: bool = False  # replace an output folder that evidencepress did not write
     cache_dir: Path | None = None  # where charts are cached; default <root>/.cache/charts
 
 
@@ -58,6 +63,7 @@ class SitePlan:
     schemas: SchemaSet
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
 class ConfigError(Exception):
@@ -70,14 +76,19 @@ class ConfigError(Exception):
 
 def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     root = options.root
-    schemas = load_schemas(schema_folder(root))
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
     config, problems = load_config(root, schemas)
     if config is None:
         if not (root / "site.toml").is_file():
             raise ConfigError(problems)
         return None, problems
     if options.base_url:
-        config = config.with_base_url(options.base_url)
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
@@ -91,12 +102,14 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
     problems += _url_collisions(pages, config)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas))
+    problems += _file_collisions(pages, content.assets, content.static, config, schemas)
+    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
+                            {"/" + item.rel for item in content.static})
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
@@ -107,6 +120,24 @@ def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
         for p in pages
         if p.url in generated
     ]
+
+
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], config: SiteConfig,
+                     schemas: SchemaSet) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), config, schemas) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
 
 
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteConfig, schemas: SchemaSet) -> set[str]:
@@ -142,6 +173,9 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
         files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
         files[asset.rel] = asset.data
+    for item in plan.static:
+        files[item.rel] = item.data
+    files[MARKER] = MARKER_TEXT
     files["static/style.css"] = (template_folder(options.root) / "static" / "style.css").read_bytes()
     for name, data in plan.schemas.published:
         files[f"schema/{name}"] = data
@@ -156,34 +190,31 @@ def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
     return options.out if options.out is not None else options.root / plan.config.output
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> list[Problem]:
+def build_site(options: BuildOptions, progress: Progress | None = None,
+               checkpoint: Checkpoint | None = None) -> list[Problem]:
+    """Validate, render and write. ``checkpoint`` is called between the write's steps
+    (the fault-injection tests kill the process there)."""
     plan, problems = plan_site(options)
     if plan is None:
         return problems
     out = output_dir(plan, options)
-    refused = _refused_output(out, options.root)
-    if refused:
-        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
-    files = render_site(plan, options, progress)
+    refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
+    if refused is not None:
+        raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     try:
-        exports = export_files(plan.pages, _context(plan), plan.schemas)
-        write_trees({out: files, options.root / EXPORTS_DIR: exports})
+        files = render_site(plan, options, progress)
+    except TemplateError as exc:
+        return problems + [template_problem(exc, options.root)]
+    exports = export_files(plan.pages, _context(plan), plan.schemas)
+    trees = {out: files, options.root / EXPORTS_DIR: exports}
+    try:
+        write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="nothing was changed; free space or fix permissions, then build again")]
+                                 hint="the previous output is in place; free space or fix permissions, "
+                                      "then build again")]
     return problems
-
-
-def _refused_output(out: Path, root: Path) -> str:
-    """Why ``out`` must not be replaced by the built site, or ""."""
-    out, root = out.resolve(), root.resolve()
-    if out == root or out in root.parents:
-        return f"the output folder {out} holds the site root; building there would replace it"
-    for own in sorted(RESERVED_FOLDERS):
-        if out == root / own or (root / own) in out.parents:
-            return f"the output folder {out} is the site's own {own}/"
-    return ""
 
 
 def check_site(options: BuildOptions) -> list[Problem]:

@@ -28,6 +28,20 @@ STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors."
 @click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
     """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+    _tolerant_streams()
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot show a character (PYTHONIOENCODING=latin-1) gets an
+    escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "") in ("utf8", "utf8sig")
 
 
 @main.command()
@@ -37,13 +51,14 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @STRICT
 @FORMAT
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str) -> None:
+          force: bool, strict: bool, output_format: str) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict)
+                           use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
     problems = _run(lambda: build_site(options, _progress()))
     _report(problems, output_format)
@@ -102,7 +117,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
         click.echo(f"diff failed: {exc}", err=True)
         sys.exit(1)
     if charts_dir is not None:
-        write_trees({charts_dir: review.chart_pictures(change)})
+        write_trees({charts_dir: review.chart_pictures(change)}, charts_dir.parent / f".{charts_dir.name}.journal")
     if output_format == "json":
         click.echo(review.json_report(change, old_url, new_url), nl=False)
     else:
@@ -139,8 +154,8 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
 
 def _report(problems: list[Problem], output_format: str) -> None:
     ordered = sort_problems(problems)
-    if output_format == "json":
-        click.echo(format_json(ordered), nl=False)
+    if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
+        click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
         click.echo(format_text(ordered), nl=False, err=True)
 

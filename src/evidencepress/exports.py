@@ -30,7 +30,7 @@ _MAKE_BUILD = re.compile(r"^build\s*::?(?!=)", re.MULTILINE)  # a rule, not `bui
 def export_files(pages: Sequence[Page], ctx: SiteContext, schemas: SchemaSet) -> dict[str, bytes]:
     """Every file of exports/ by POSIX path relative to it."""
     # A base URL of "/" turns every absolute URL of the page envelope into a site path.
-    site_paths = replace(ctx, config=ctx.config.with_base_url("/"))
+    site_paths = replace(ctx, config=replace(ctx.config, base_url="/"))
     published = [page for page in pages if not page.front.draft]
     files = {export_name(page): article_json(page, site_paths) for page in published}
     table = dataset.result_table(((page.url, page.export) for page in published), schemas.core_conditions)

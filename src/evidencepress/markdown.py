@@ -19,9 +19,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from .urls import is_site_path, relative
 
-EXPORT_INFO = "json export"
-CHART_INFO = "chart"
-
 
 def slugify(title: str) -> str:
     """Stable heading id: lowercase words joined by hyphens."""
@@ -45,10 +42,10 @@ def tokenize(text: str) -> list[Token]:
     return _PARSER.parse(text, {})
 
 
-def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str]) -> str:
-    """HTML of the body. Site paths become relative to ``page_url``;
-    ``figures`` maps a chart fence's body line to its HTML."""
-    env = {"figures": figures, "page_url": page_url}
+def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int]) -> str:
+    """HTML of the body. Site paths become relative to ``page_url``; a fence whose opening body
+    line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all."""
+    env = {"figures": figures, "hidden": hidden, "page_url": page_url}
     return _PARSER.renderer.render(list(tokens), _PARSER.options, env)
 
 
@@ -72,12 +69,11 @@ def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
 
 
 def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    token = tokens[idx]
-    info = token.info.strip()
-    if info == EXPORT_INFO:
+    start = tokens[idx].map[0] if tokens[idx].map else -1
+    if start in env["hidden"]:
         return ""
-    if info == CHART_INFO and token.map:
-        return str(env.get("figures", {}).get(token.map[0], ""))
+    if start in env["figures"]:
+        return str(env["figures"][start])
     return self.fence(tokens, idx, options, env)
 
 

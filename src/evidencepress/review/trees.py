@@ -25,8 +25,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from jinja2 import TemplateError
+
 from ..build import CACHE_DIR, BuildOptions, ConfigError, plan_site, render_site
 from ..diagnostics import Problem
+from ..render import template_problem
 from .git import GitError, Revision, checkout, resolve, site_prefix
 from .snapshot import SiteSnapshot, SnapshotError, site_snapshot
 
@@ -100,7 +103,10 @@ class _Loader:
             raise DiffUsageError(f"{role} {label} is not a site: {exc}") from None
         if plan is None:
             raise BuildFailed(role, label, problems)
-        files = render_site(plan, options)
+        try:
+            files = render_site(plan, options)
+        except TemplateError as exc:
+            raise BuildFailed(role, label, [*problems, template_problem(exc, root)]) from None
         return site_snapshot(label, files, {page.url for page in plan.pages}, tuple(problems))
 
 

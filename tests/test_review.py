@@ -345,7 +345,7 @@ def test_charts_dir_holds_old_and_new_pictures_and_links_use_the_urls(repo: Path
                              "old/guides/a/decode.narrow.svg", "old/guides/a/decode.svg"]
     old_svg = files["old/guides/a/decode.svg"]
     assert old_svg != files["new/guides/a/decode.svg"] and old_svg.startswith(b"<?xml")
-    assert ("  - `decode.svg`: [old](<https://site.example.org/guides/a/decode.svg>) → new "
+    assert ("  - `decode.svg`: [old](<https://site.example.org/guides/a/decode.svg>) → "
             "`new/guides/a/decode.svg`") in outcome.stdout.splitlines()
     assert "| [Article B](<https://site.example.org/guides/b/>)<br>`/guides/b/` | removed |" in outcome.stdout
     again = diff(repo, "HEAD", "--charts-dir", str(pictures))

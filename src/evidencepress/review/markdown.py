@@ -157,23 +157,19 @@ def _source_lines(change: SourceChange) -> list[str]:
 def _chart_lines(path: str, change: ChartChange, options: ReportOptions) -> list[str]:
     names = ", ".join(code(f.name) + ("" if f.status == change.status else f" ({f.status})") for f in change.files)
     lines = [f"- {change.status} chart {code(change.chart_id)}: {names}"]
-    if not (options.old_url or options.new_url or options.pictures):
-        return lines
     for file in change.files:
-        sides = []
-        if file.old_svg is not None:
-            sides.append(_picture("old", options.old_url, path + file.name, options.pictures))
-        if file.new_svg is not None:
-            sides.append(_picture("new", options.new_url, path + file.name, options.pictures))
-        lines.append(f"  - {code(file.name)}: " + " → ".join(sides))
+        sides = [_picture("old", options.old_url, path + file.name, options.pictures) if file.old_svg else "",
+                 _picture("new", options.new_url, path + file.name, options.pictures) if file.new_svg else ""]
+        if any(sides):
+            lines.append(f"  - {code(file.name)}: " + " → ".join(side for side in sides if side))
     return lines
 
 
 def _picture(side: str, base_url: str | None, site_path: str, pictures: bool) -> str:
-    """A link to the picture on the published site, else its path among the written pictures or in the site."""
+    """A link to the picture on the published site, or its path among the written pictures; "" when neither."""
     if base_url:
         return link(side, _absolute(base_url, site_path))
-    return f"{side} {code(side + site_path if pictures else site_path)}"
+    return code(side + site_path) if pictures else ""
 
 
 def _absolute(base_url: str, site_path: str) -> str:

@@ -293,6 +293,18 @@ def test_usage_errors_exit_2(repo: Path, tmp_path: Path) -> None:
     assert outcome.stderr.startswith(f"error: {plain} is not in a git repository")
 
 
+def test_a_name_that_is_both_a_folder_and_a_revision_is_refused(repo: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    build(repo, tmp_path / "main", "https://example.org/")
+    monkeypatch.chdir(tmp_path)
+    outcome = diff(repo, "main")
+    assert outcome.exit_code == 2
+    assert outcome.stderr == "error: 'main' is both a folder and a git revision: write ./main for the folder, or " \
+                             "main^{commit} for the revision\n"
+    assert diff(repo, "./main").stdout == "no changes to published data\n"
+    assert diff(repo, "main^{commit}").stdout == "no changes to published data\n"
+
+
 def test_worktrees_are_removed_when_the_diff_is_interrupted(repo: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile

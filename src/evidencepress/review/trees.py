@@ -76,6 +76,9 @@ class _Loader:
     def side(self, role: str, name: str) -> SiteSnapshot:
         folder = Path(name)
         if folder.is_dir():
+            if not name.startswith(("/", "./", "../", "~")) and self.is_revision(name):
+                raise DiffUsageError(f"{name!r} is both a folder and a git revision: write ./{name} for the folder, "
+                                     f"or {name}^{{commit}} for the revision")
             if (folder / "site.toml").is_file():
                 return self.site(role, name, folder)
             return built_snapshot(name, folder)
@@ -88,6 +91,13 @@ class _Loader:
             return resolve(self.options.root, name)
         except GitError as exc:
             raise DiffUsageError(str(exc)) from None
+
+    def is_revision(self, name: str) -> bool:
+        try:
+            resolve(self.options.root, name)
+        except GitError:
+            return False
+        return True
 
     def prefix(self) -> str:
         try:
@@ -112,7 +122,10 @@ class _Loader:
 
 def built_snapshot(label: str, folder: Path) -> SiteSnapshot:
     """A folder written by ``evidencepress build``; only page documents, their text and SVGs are read."""
-    files = dict(_built_files(folder))
+    try:
+        files = dict(_built_files(folder))
+    except OSError as exc:
+        raise DiffUsageError(f"{label}: cannot read {exc.filename}: {exc.strerror}") from None
     if "index.json" not in files:
         raise DiffUsageError(f"{label} is neither a site (no site.toml) nor a built site (no index.json)")
     try:
@@ -125,8 +138,8 @@ def _built_files(folder: Path) -> Iterator[tuple[str, bytes]]:
     for current, dirs, names in os.walk(folder):
         dirs.sort()
         for name in sorted(names):
-            if name in _BUILT_NAMES or name.endswith(".svg"):
-                path = Path(current) / name
+            path = Path(current) / name
+            if (name in _BUILT_NAMES or name.endswith(".svg")) and path.is_file():
                 yield path.relative_to(folder).as_posix(), path.read_bytes()
 
 

@@ -161,3 +161,23 @@ def test_json_report_leaves_absent_out_and_keeps_null() -> None:
     assert '"old": 1.50' in text_report
     data = json.loads(text_report)
     assert data["pages"][0]["other"] == [{"field": "conditions.x", "new": None}, {"field": "facts[0].value", "old": 1.5}]
+
+
+def test_unit_statistic_and_uncertainty_changes_read_as_field_lines() -> None:
+    old = {"source_record_id": "r", "label": "A", "value": 1, "unit": "ms", "statistic": "one run", "uncertainty": None,
+           "conditions": {"concurrency": 1}}
+    new = {**old, "value": 2, "unit": "s", "statistic": "mean of 3", "uncertainty": {"standard_deviation": 0.2},
+           "conditions": {"concurrency": 1, "model": None}}
+    sd = {**new, "label": "B", "uncertainty": {"standard_deviation": 0.25}}
+    results = compare_results([old, {**sd, "uncertainty": {"standard_deviation": 0.2}}], [new, sd])
+    report = markdown_report(review_of(PageChange("changed", "/a/", "A", results=results)))
+    assert "\n".join([
+        "- changed **A** · `r`",
+        "  - value: `1` → `2` (+100.0 %)",
+        '  - unit: `"ms"` → `"s"`',
+        '  - statistic: `"one run"` → `"mean of 3"`',
+        '  - uncertainty: `null` → `{"standard_deviation": 0.2}`',
+        "  - condition `model`: (absent) → `null`",
+        "- changed **B** · `r`",
+        "  - uncertainty.standard\\_deviation: `0.2` → `0.25`",
+    ]) in report

@@ -291,6 +291,14 @@ def test_usage_errors_exit_2(repo: Path, tmp_path: Path) -> None:
     outcome = diff(plain, "HEAD")
     assert outcome.exit_code == 2
     assert outcome.stderr.startswith(f"error: {plain} is not in a git repository")
+    bare = tmp_path / "no-site"
+    bare.mkdir()
+    git(bare, "init", "-q")
+    git(bare, "commit", "-q", "--allow-empty", "-m", "empty")
+    outcome = diff(bare, "HEAD")
+    assert outcome.exit_code == 2
+    assert outcome.stderr == (f"error: the BASE side, HEAD ({git(bare, 'rev-parse', '--short=7', 'HEAD')}), is not a "
+                              "site: site.toml not found (run evidencepress from the site root, or pass --root DIR)\n")
 
 
 def test_a_name_that_is_both_a_folder_and_a_revision_is_refused(repo: Path, tmp_path: Path,

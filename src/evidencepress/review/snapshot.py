@@ -90,11 +90,10 @@ def _document(files: Mapping[str, bytes], name: str) -> dict[str, Any]:
 def _article_text(markdown: bytes) -> str:
     """index.md without the parts generated from the data (sources, checked line, export)."""
     text = markdown.decode("utf-8", errors="replace")
-    for marker in (f"\n\n{SOURCES_HEADING}\n", "\n\nChecked "):
-        at = text.find(marker) if marker.startswith("\n\n#") else text.rfind(marker)
-        if at >= 0:
-            return text[:at]
-    return text
+    end = text.find(f"\n\n{SOURCES_HEADING}\n")
+    if end < 0:  # a page without sources: the generated part starts at the last "Checked" line
+        end = text.rfind("\n\nChecked ")
+    return text if end < 0 else text[:end]
 
 
 def _svgs_by_folder(files: Mapping[str, bytes]) -> dict[str, dict[str, bytes]]:

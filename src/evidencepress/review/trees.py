@@ -110,7 +110,8 @@ class _Loader:
         try:
             plan, problems = plan_site(options)
         except ConfigError as exc:
-            raise DiffUsageError(f"{role} {label} is not a site: {exc}") from None
+            first = exc.problems[0]
+            raise DiffUsageError(f"the {role} side, {label}, is not a site: {first.message} ({first.hint})") from None
         if plan is None:
             raise BuildFailed(role, label, problems)
         try:

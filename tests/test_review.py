@@ -86,7 +86,7 @@ EXPECTED = """\
 
 Pages: **1 changed, 1 added, 1 removed** · results: 2 changed, 1 added · sources: 1 changed · charts: 1 changed
 
-New warnings: **1** (listed at the end).
+New warnings: **1** (listed below the table).
 
 | Page | Change | Results | Sources | Charts | Text |
 | --- | --- | --- | --- | --- | --- |
@@ -164,7 +164,10 @@ WARNINGS = """
 def expected(base: str, head: str, warnings: bool = True) -> str:
     text = EXPECTED.format(base=base, head=head, url=SOURCE_URL, url2=SOURCE_URL2, sha=SHA, sha2=SHA2, rev=REV,
                            rev2=REV2)
-    return text + WARNINGS.format(line=WARNING_AT) if warnings else text
+    if not warnings:
+        return text
+    table_end = text.index("\n\n<details>") + 1
+    return text[:table_end] + WARNINGS.format(line=WARNING_AT) + text[table_end:]
 
 
 WARNING_AT = "104:7"  # the `conditions` key of Run C in the second article
@@ -224,7 +227,7 @@ def test_two_built_folders_give_the_same_report_whatever_their_base_url(repo: Pa
     outcome = diff(repo, str(tmp_path / "old"), str(tmp_path / "new"))
     assert (outcome.exit_code, outcome.stderr) == (0, "")
     report = expected(str(tmp_path / "old"), str(tmp_path / "new"), warnings=False)
-    report = report.replace("New warnings: **1** (listed at the end).",
+    report = report.replace("New warnings: **1** (listed below the table).",
                             "Warnings: not compared (a built folder does not record them).")
     assert outcome.stdout == report
     same = diff(repo, str(tmp_path / "old"), str(tmp_path / "old"), "--exit-code")

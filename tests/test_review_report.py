@@ -130,7 +130,7 @@ def test_no_change_is_one_line_and_new_warnings_alone_are_reported() -> None:
     problem = warning(Location("content/a.md", 3, 1), "unpinned source", "pinned", hint="pin it")
     report = markdown_report(Review("base", "head", (), (problem,), 0))
     assert report.startswith("### Published data: `base` → `head`\n\nno changes to published data.\n\n"
-                             "New warnings: **1** (listed at the end).\n")
+                             "New warnings: **1** (listed below the table).\n")
     assert "- `content/a.md:3:1: warning: unpinned source [pinned]`\n  - hint: pin it\n" in report
 
 

@@ -1,7 +1,7 @@
 """The review as Markdown for a pull-request comment (SPEC §8, issue 9).
 
-A summary table first, then one collapsible ``<details>`` per page, then the
-new warnings; at most ``max_chars`` characters (see ``bounded``). When
+A summary table first, then the new warnings and one collapsible
+``<details>`` per page, each folded; at most ``max_chars`` characters (see ``bounded``). When
 nothing changed, one line: "no changes to published data".
 """
 
@@ -31,9 +31,9 @@ def markdown_report(review: Review, options: ReportOptions = ReportOptions()) ->
     if not review.changed:
         return NO_CHANGES + "\n"
     blocks = [_summary(review, options)]
-    blocks += [_page_block(page, options) for page in review.pages]
-    if review.new_warnings:
+    if review.new_warnings:  # before the pages: a long report is cut at its end
         blocks.append(_warnings_block(review.new_warnings))
+    blocks += [_page_block(page, options) for page in review.pages]
     return bounded(blocks, options.max_chars)
 
 
@@ -62,7 +62,7 @@ def _warnings_line(review: Review) -> str:
     resolved = f"; {review.resolved_warnings} no longer reported" if review.resolved_warnings else ""
     if not review.new_warnings:
         return f"New warnings: none{resolved}."
-    return f"New warnings: **{len(review.new_warnings)}** (listed at the end){resolved}."
+    return f"New warnings: **{len(review.new_warnings)}** (listed below the table){resolved}."
 
 
 def _counted(items: Iterable[Any]) -> str:

@@ -9,7 +9,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NoReturn
 
 import click
 
@@ -87,15 +87,26 @@ def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
     from .importer import ImportError_, import_markdown
 
+    data = file.read_bytes()
     try:
-        article = import_markdown(file.read_text(encoding="utf-8"))
+        article = import_markdown(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        _fail(f"{file}:{line}:1: error: not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded [import]")
     except ImportError_ as exc:
-        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
-        sys.exit(1)
+        _fail(f"{file}:{exc.line}:1: error: {exc} [import]\n  hint: import reads the index.md that build publishes")
     if output is None:
         click.echo(article, nl=False)
-    else:
+        return
+    try:
         output.write_text(article, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: error: cannot write: {exc.strerror or exc} [import]")
+
+
+def _fail(text: str) -> NoReturn:
+    click.echo(text, err=True)
+    sys.exit(1)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:

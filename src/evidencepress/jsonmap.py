@@ -246,8 +246,9 @@ def _value_path(stack: list[list[Any]]) -> JsonPath:
     if not stack:
         return ()
     frame = stack[-1]
+    parent: JsonPath = frame[0]
     if frame[1]:
-        return frame[0] + (frame[3],)
-    index = frame[2]
+        return parent + (frame[3],)
+    index: int = frame[2]
     frame[2] += 1
-    return frame[0] + (index,)
+    return parent + (index,)

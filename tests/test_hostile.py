@@ -191,3 +191,25 @@ def test_a_failed_build_leaves_everything_as_it_was(tmp_path: Path) -> None:
     after = tree(root)
     assert {k: v for k, v in after.items() if not k.startswith("content/")} == \
            {k: v for k, v in before.items() if not k.startswith("content/")}
+
+
+def test_a_string_beyond_the_limit_is_an_error_at_its_place(tmp_path: Path) -> None:
+    text = ARTICLE.replace('"statistic": "one run"', '"statistic": "' + "x" * 10_001 + '"')
+    line = text[:text.index('"x')].count("\n") + 1
+    assert _check(text, tmp_path) == report(at(
+        line, 20, "error: reported_results[0].statistic: a string of 10,001 characters; at most 10,000 [json-limit]",
+        "an export string holds at most 10,000 characters; quote the source briefly and link it"))
+
+
+def test_an_array_beyond_the_limit_is_an_error_at_its_first_item_too_many(tmp_path: Path) -> None:
+    text = ARTICLE.replace('"conditions": {}\n}', '"conditions": {"runs": [' + "1," * 20_000 + "1]}\n}")
+    line = text[:text.index('"runs"')].count("\n") + 1
+    col = text[:text.index('"runs"')].rsplit("\n", 1)[1].__len__() + len('"runs": [') + 2 * 20_000 + 1
+    assert _check(text, tmp_path) == report(at(
+        line, col, "error: conditions.runs: more than 20,000 items in one array [json-limit]",
+        "an export array holds at most 20,000 items; split the evidence over several pages"))
+
+
+def test_a_title_beyond_the_limit_is_an_error(tmp_path: Path) -> None:
+    text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "' + "T" * 301 + '"')
+    assert "title: expected a non-empty string of at most 300 characters" in _check(text, tmp_path)

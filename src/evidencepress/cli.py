@@ -80,6 +80,24 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
     sys.exit(1 if has_errors(problems) else 0)
 
 
+@main.command()
+@ROOT
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+    """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
+    from .serve import PortUnavailable, run_server
+
+    try:
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+    except PortUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
 @main.command(name="import")
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")

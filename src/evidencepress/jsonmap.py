@@ -14,7 +14,7 @@ import bisect
 import json
 import math
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .diagnostics import Location, Problem, error
 from .jsontext import parse_float, parse_int
@@ -156,12 +156,9 @@ def _beyond_limits(value: Any) -> bool:
             continue
         if depth > MAX_DEPTH or len(item) > MAX_ITEMS:
             return True
-        if isinstance(item, dict):
-            if any(len(key) > MAX_STRING for key in item):
-                return True
-            children = item.values()
-        else:
-            children = item
+        if isinstance(item, dict) and any(len(key) > MAX_STRING for key in item):
+            return True
+        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
         stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, str)))
     return False
 

@@ -190,6 +190,24 @@ def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
     return options.out if options.out is not None else options.root / plan.config.output
 
 
+def site_files(options: BuildOptions, progress: Progress | None = None) -> tuple[dict[str, bytes] | None,
+                                                                              list[Problem]]:
+    """Plan and render without writing anything: every file of the site by path (for serve)."""
+    plan, problems = plan_site(options)
+    if plan is None:
+        return None, problems
+    files, render_problems = _rendered(plan, options, progress)
+    return files, problems + render_problems
+
+
+def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> tuple[dict[str, bytes] | None,
+                                                                                         list[Problem]]:
+    try:
+        return render_site(plan, options, progress), []
+    except TemplateError as exc:
+        return None, [template_problem(exc, options.root)]
+
+
 def build_site(options: BuildOptions, progress: Progress | None = None,
                checkpoint: Checkpoint | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
@@ -201,10 +219,9 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
-    try:
-        files = render_site(plan, options, progress)
-    except TemplateError as exc:
-        return problems + [template_problem(exc, options.root)]
+    files, render_problems = _rendered(plan, options, progress)
+    if files is None:
+        return problems + render_problems
     exports = export_files(plan.pages, _context(plan), plan.schemas)
     trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:

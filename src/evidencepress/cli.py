@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
@@ -126,6 +127,24 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
     sys.exit(1 if exit_code and change.changed else 0)
 
 
+@main.command()
+@ROOT
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+    """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
+    from .serve import PortUnavailable, run_server
+
+    try:
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+    except PortUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
 @main.command(name="import")
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
@@ -133,15 +152,26 @@ def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
     from .importer import ImportError_, import_markdown
 
+    data = file.read_bytes()
     try:
-        article = import_markdown(file.read_text(encoding="utf-8"))
+        article = import_markdown(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        _fail(f"{file}:{line}:1: error: not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded [import]")
     except ImportError_ as exc:
-        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
-        sys.exit(1)
+        _fail(f"{file}:{exc.line}:1: error: {exc} [import]\n  hint: import reads the index.md that build publishes")
     if output is None:
         click.echo(article, nl=False)
-    else:
+        return
+    try:
         output.write_text(article, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: error: cannot write: {exc.strerror or exc} [import]")
+
+
+def _fail(text: str) -> NoReturn:
+    click.echo(text, err=True)
+    sys.exit(1)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:

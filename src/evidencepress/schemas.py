@@ -62,7 +62,8 @@ class SchemaSet:
 
     @property
     def units(self) -> Mapping[str, Any]:
-        return self.documents["units.json"]["units"]
+        units: Mapping[str, Any] = self.documents["units.json"]["units"]
+        return units
 
     @property
     def recommended_conditions(self) -> tuple[str, ...]:
@@ -149,18 +150,18 @@ def _registry(documents: Mapping[str, Any]) -> Registry:
 
 def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
-    compiled = {ref: fast.get(ref) for ref, _ in _subschemas(document)}
-    by_schema = {id(sub): _tolerant(compiled[ref].is_valid) for ref, sub in _subschemas(document)
-                 if compiled[ref] is not None}
-    validator_class = validators.extend(Draft202012Validator, {
+    by_schema: dict[int, Check] = {}
+    for ref, sub in _subschemas(document):
+        compiled = fast.get(ref)
+        if compiled is not None:
+            by_schema[id(sub)] = _tolerant(compiled.is_valid)
+    validator_class = validators.extend(Draft202012Validator, {  # type: ignore[no-untyped-call]
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),
-        "pattern": _pattern,
-        "patternProperties": _pattern_properties,
-        "additionalProperties": _additional_properties,
+        **ECMA_KEYWORDS,
     })
     checker = FormatChecker()
-    return Schema(validator_class(document, registry=registry, format_checker=checker), _tolerant(fast.get("#").is_valid))
+    return Schema(validator_class(document, registry=registry, format_checker=checker), by_schema[id(document)])
 
 
 # JSON Schema patterns are ECMA 262 regexes, where ``$`` matches only at the very end;
@@ -200,6 +201,13 @@ def _additional_properties(validator: Any, additional: Any, instance: Any,
     if isinstance(patterns, dict):
         schema = {**schema, "patternProperties": {ecma_dollar(p): v for p, v in patterns.items()}}
     yield from _ADDITIONAL(validator, additional, instance, schema)
+
+
+ECMA_KEYWORDS: Mapping[str, Keyword] = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
 
 
 def ecma_dollar(pattern: str) -> str:
@@ -338,7 +346,9 @@ def _quoted_name(message: str) -> str:
 
 
 def _extra_keys(err: ValidationError) -> list[str]:
-    schema = err.schema
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    if not isinstance(err.instance, dict):
+        return []
     known = set(schema.get("properties", {}))
     patterns = list(schema.get("patternProperties", {}))
     return [k for k in err.instance if k not in known and not any(ecma_search(p, k) for p in patterns)]

@@ -49,7 +49,7 @@ class _Loader(yaml.SafeLoader):
         self.depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent):
             raise _Refused(f"alias *{event.anchor} is not supported", event.start_mark,
                            "write the value out instead of referring to an anchor")

@@ -364,8 +364,10 @@ def test_charts_dir_holds_old_and_new_pictures_and_links_use_the_urls(repo: Path
     outcome = diff(repo, "HEAD", "--charts-dir", str(pictures), "--old-url", "https://site.example.org/")
     assert outcome.exit_code == 0, outcome.output
     files = tree(pictures)
-    assert sorted(files) == ["new/guides/a/decode.narrow.svg", "new/guides/a/decode.svg",
+    assert sorted(files) == ["index.html", "new/guides/a/decode.narrow.svg", "new/guides/a/decode.svg",
                              "old/guides/a/decode.narrow.svg", "old/guides/a/decode.svg"]
+    page = files["index.html"].decode()
+    assert '<img src="old/guides/a/decode.svg"' in page and '<img src="new/guides/a/decode.narrow.svg"' in page
     old_svg = files["old/guides/a/decode.svg"]
     assert old_svg != files["new/guides/a/decode.svg"] and old_svg.startswith(b"<?xml")
     assert ("  - `decode.svg`: [old](<https://site.example.org/guides/a/decode.svg>) → "

@@ -111,6 +111,7 @@ def test_the_review_step_writes_the_report_and_the_chart_pictures(pull_request: 
     assert (temp / "summary").read_text() == report
     assert (temp / "output").read_text() == "charts=true\n"
     pictures = sorted(p.relative_to(temp / "chart-changes").as_posix() for p in (temp / "chart-changes").rglob("*.svg"))
+    assert (temp / "chart-changes/index.html").is_file()
     assert pictures == ["new/guides/a/decode.narrow.svg", "new/guides/a/decode.svg", "old/guides/a/decode.narrow.svg",
                         "old/guides/a/decode.svg"]
 

@@ -183,3 +183,26 @@ def test_unit_statistic_and_uncertainty_changes_read_as_field_lines() -> None:
         "- changed **B** · `r`",
         "  - uncertainty.standard\\_deviation: `0.2` → `0.25`",
     ]
+
+
+def test_a_built_folder_compares_articles_only() -> None:
+    from evidencepress.review.snapshot import site_snapshot
+
+    envelope = {"title": "T", "url": "https://x/a/", "sources": [], "charts": []}
+    article_md = '# A\n\n> Summary.\n\n<!-- evidencepress: {"summary": "Summary."} -->\n\nBody.\n\nChecked 2026-10-18. F.\n'
+    files = {
+        "index.json": json.dumps({"page": {**envelope, "pages": []}}).encode(),
+        "index.md": b"# Home\n\n## Guides\n",
+        "guides/a/index.json": json.dumps({"page": envelope, "facts": [], "reported_results": []}).encode(),
+        "guides/a/index.md": article_md.encode(),
+        "guides/a/c.svg": b"<svg/>",
+        "explore/index.json": json.dumps({"page": envelope}).encode(),
+        "explore/index.md": b"# Explore\n\nA table of every result.\n",
+        "community/r/index.json": json.dumps({"page": envelope, "reported_results": []}).encode(),
+        "community/r/index.md": b"# Record r\n\n> All results of r.\n\nText.\n",
+    }
+    snapshot = site_snapshot("folder", files)
+    assert list(snapshot.pages) == ["/guides/a/"]
+    page = snapshot.pages["/guides/a/"]
+    assert page.text == '# A\n\n> Summary.\n\n<!-- evidencepress: {"summary": "Summary."} -->\n\nBody.'
+    assert page.charts == {"c.svg": b"<svg/>"} and page.export == {"facts": [], "reported_results": []}

@@ -15,10 +15,9 @@ from typing import Any
 
 from .. import jsontext
 from ..diagnostics import Problem
-from ..markdown_out import SOURCES_HEADING
+from ..markdown_out import META_OPEN, SOURCES_HEADING
 
-# Generated pages that are not articles: their data is repeated from the articles they list.
-DERIVED_SECTIONS = ("community/",)
+_META_WITHIN = 4000
 
 
 class SnapshotError(Exception):
@@ -48,7 +47,8 @@ class SiteSnapshot:
 def site_snapshot(label: str, files: Mapping[str, bytes], articles: Collection[str] | None = None,
                   problems: tuple[Problem, ...] | None = None) -> SiteSnapshot:
     """The articles of a built site. ``articles`` lists their site paths when the plan is known;
-    otherwise every ``index.json`` that describes an article (not a listing) is one."""
+    otherwise a page is an article when its ``index.md`` is one (generated pages, such as listings,
+    record pages or the explorer, repeat data of the articles and are not compared)."""
     folders = sorted(name[: -len("index.json")] for name in files if _is_page_json(name))
     svgs = _svgs_by_folder(files)
     pages: dict[str, PageSnapshot] = {}
@@ -60,10 +60,11 @@ def site_snapshot(label: str, files: Mapping[str, bytes], articles: Collection[s
         envelope = document.get("page")
         if not isinstance(envelope, dict):
             continue
-        if articles is None and not _is_article(path, envelope):
+        markdown = files.get(folder + "index.md", b"").decode("utf-8", errors="replace")
+        if articles is None and not is_article_markdown(markdown):
             continue
         export = {key: value for key, value in document.items() if key != "page"}
-        text = _article_text(files.get(folder + "index.md", b""))
+        text = _article_text(markdown)
         pages[path] = PageSnapshot(path, envelope, export, text, svgs.get(folder, {}))
     return SiteSnapshot(label, pages, problems)
 
@@ -72,9 +73,10 @@ def _is_page_json(name: str) -> bool:
     return name == "index.json" or name.endswith("/index.json")
 
 
-def _is_article(path: str, envelope: Mapping[str, Any]) -> bool:
-    listing = "pages" in envelope  # home and section indexes list their pages
-    return not listing and not path.lstrip("/").startswith(DERIVED_SECTIONS)
+def is_article_markdown(markdown: str) -> bool:
+    """An article's index.md carries, after its title and summary, the comment `import` reads back
+    (a title holds at most 300 characters and a summary 1,000, so it stands near the top)."""
+    return markdown.startswith("# ") and f"\n\n{META_OPEN}" in markdown[:_META_WITHIN]
 
 
 def _document(files: Mapping[str, bytes], name: str) -> dict[str, Any]:
@@ -87,9 +89,8 @@ def _document(files: Mapping[str, bytes], name: str) -> dict[str, Any]:
     return value
 
 
-def _article_text(markdown: bytes) -> str:
+def _article_text(text: str) -> str:
     """index.md without the parts generated from the data (sources, checked line, export)."""
-    text = markdown.decode("utf-8", errors="replace")
     end = text.find(f"\n\n{SOURCES_HEADING}\n")
     if end < 0:  # a page without sources: the generated part starts at the last "Checked" line
         end = text.rfind("\n\nChecked ")

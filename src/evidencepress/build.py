@@ -13,11 +13,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
-from .model import Asset, Page
+from .model import Asset, Page, SourceFile
+from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
 from jinja2 import TemplateError
 
@@ -38,7 +40,8 @@ from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
 EXPORTS_DIR = "exports"
-CACHE_DIR = ".cache/charts"
+CACHE_ROOT = ".cache"
+CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
 
@@ -92,12 +95,9 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    store = Store(options.root / CACHE_ROOT / PAGES if options.use_cache else None)
     for source in content.pages:
-        parsed, page_problems = parse_page(source)
-        problems += page_problems
-        if parsed is None:
-            continue
-        page, page_problems = validate_page(parsed, schemas)
+        page, page_problems = _validated(source, schemas, store)
         problems += page_problems
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
@@ -105,11 +105,29 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     problems += _file_collisions(pages, content.assets, content.static, config, schemas)
     problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
                             {"/" + item.rel for item in content.static})
+    if options.use_cache:
+        prune_caches(root / CACHE_ROOT)
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
+    """Parse and validate one page, or read the outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code."""
+    key = page_key(source, schemas.fingerprint)
+    cached = load_page(store, key, source)
+    if cached is not None:
+        return cached
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    save_page(store, key, page, problems)
+    return page, problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:

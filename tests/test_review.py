@@ -205,6 +205,8 @@ def test_identical_revisions_report_no_change(repo: Path) -> None:
 def test_a_dirty_working_tree_is_head_and_nothing_is_written_into_the_repository(repo: Path) -> None:
     first = git(repo, "rev-parse", "HEAD")
     second_revision(repo)  # uncommitted; c.md is untracked
+    assert CliRunner().invoke(main, ["build", "--root", str(repo), "--jobs", "1"]).exit_code == 0  # fills .cache/
+    assert (repo / ".cache/charts").is_dir() and (repo / ".cache/pages").is_dir()
     before = everything(repo)
     status = git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all")
     outcome = diff(repo, "HEAD")
@@ -215,9 +217,11 @@ def test_a_dirty_working_tree_is_head_and_nothing_is_written_into_the_repository
     assert worktrees(repo) == [str(repo)]
 
 
-def everything(repo: Path) -> dict[str, bytes]:
-    """Every file of the working tree and of .git except the index git refreshes on `status`."""
-    return {name: data for name, data in tree(repo).items() if name != ".git/index"}
+def everything(repo: Path) -> dict[str, tuple[bytes, int]]:
+    """Every file of the working tree and of .git (bytes and modification time), except the index git
+    refreshes on `status`."""
+    return {path.relative_to(repo).as_posix(): (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in sorted(repo.rglob("*")) if path.is_file() and path.name != "index"}
 
 
 def test_two_built_folders_give_the_same_report_whatever_their_base_url(repo: Path, tmp_path: Path) -> None:

@@ -15,12 +15,14 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
+from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
-from .model import Asset, Page
+from .model import Asset, Page, SourceFile
+from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
 from .render import (
     SiteContext,
@@ -37,7 +39,8 @@ from .sources import read_content
 from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
-CACHE_DIR = ".cache/charts"
+CACHE_ROOT = ".cache"
+CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
 
@@ -52,7 +55,7 @@ class BuildOptions:
     use_cache: bool = True
     strict: bool = False
     force: bool = False  # replace an output folder that evidencepress did not write
-    cache_dir: Path | None = None  # where charts are cached; default <root>/.cache/charts
+    cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
 
 
 @dataclass(frozen=True)
@@ -92,12 +95,9 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    store = Store(caches_of(options) / PAGES if options.use_cache else None)
     for source in content.pages:
-        parsed, page_problems = parse_page(source)
-        problems += page_problems
-        if parsed is None:
-            continue
-        page, page_problems = validate_page(parsed, schemas)
+        page, page_problems = _validated(source, schemas, store)
         problems += page_problems
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
@@ -105,11 +105,33 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     problems += _file_collisions(pages, content.assets, content.static, config, schemas)
     problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
                             {"/" + item.rel for item in content.static})
+    if options.use_cache:
+        prune_caches(caches_of(options))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
+
+
+def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
+    """Parse and validate one page, or read the outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code."""
+    key = page_key(source, schemas.fingerprint)
+    cached = load_page(store, key, source)
+    if cached is not None:
+        return cached
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    save_page(store, key, page, problems)
+    return page, problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
@@ -167,7 +189,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
             files[listing.url.lstrip("/") + name] = data
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.cache_dir or options.root / CACHE_DIR
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg

@@ -76,7 +76,7 @@ def _body(page: Page) -> str:
         if token.type != "fence" or not token.map:
             continue
         start, end = token.map
-        if page.export_fence is not None and start == page.export_fence.body_index:
+        if start == page.export_index:
             if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
                 end += 1  # do not leave two blank lines where the fence stood
             replaced.append((start, end, []))

@@ -180,7 +180,7 @@ class Page:
     tokens: tuple[Any, ...]
     export: Mapping[str, Any] | None
     charts: tuple[Any, ...]
-    export_fence: Fence | None = None
+    export_index: int | None = None  # 0-based body line of the export fence: rendered nowhere
     chart_fences: tuple[Fence, ...] = ()
 
     @property

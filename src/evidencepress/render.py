@@ -136,7 +136,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
             multi_panel=len({row.panel for row in chart.rows}) > 1,
             has_series=any(row.series is not None for row in chart.rows),
         )
-    hidden = frozenset({page.export_fence.body_index} if page.export_fence else ())
+    hidden = frozenset({page.export_index} if page.export_index is not None else ())
     body = Markup(render_tokens(page.tokens, page.url, figures, hidden))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(

@@ -11,6 +11,7 @@ objects.
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -75,6 +76,14 @@ class SchemaSet:
         """Required then recommended condition keys of a result: the columns of /data/results.csv."""
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
         return tuple(dict.fromkeys([*result.get("required", ()), *self.recommended_conditions]))
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """sha256 of every schema file's bytes: what a cached validation depends on."""
+        digest = hashlib.sha256()
+        for name, data in self.published:
+            digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+        return digest.hexdigest()
 
     def url(self, name: str) -> str:
         return str(self.documents[name].get("$id", name))

@@ -11,9 +11,10 @@ A side is named on the command line as one of:
 
 Sites are rendered by the evidencepress that runs the diff, through the
 build's own ``plan_site`` and ``render_site``: the report shows what the
-content change does, not what a change of the tool does. Charts share one
-temporary cache, seeded from the working tree's ``.cache/charts``, so a
-chart that is the same on both sides is drawn at most once.
+content change does, not what a change of the tool does. Both sides share
+private caches in a temporary folder (the charts one seeded with a copy of
+the working tree's ``.cache/charts``), so a chart that is the same on both
+sides is drawn at most once and nothing is written into ``.cache/``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..build import CACHE_DIR, BuildOptions, ConfigError, plan_site, render_site
+from ..build import CACHE_ROOT, BuildOptions, ConfigError, plan_site, render_site
+from ..cache import CHARTS
 from ..diagnostics import Problem
 from ..render import template_problem
 from .git import GitError, Revision, checkout, resolve, site_prefix
@@ -60,8 +62,9 @@ def load_sides(base: str, head: str | None, options: DiffOptions) -> tuple[SiteS
     """(BASE, HEAD) snapshots; HEAD None is the working tree."""
     with tempfile.TemporaryDirectory(prefix="evidencepress-diff-") as temp:
         work = Path(temp)
-        cache = _seed_cache(options.root / CACHE_DIR, work / "charts")
-        loader = _Loader(options, work, cache)
+        caches = work / "cache"
+        _seed(options.root / CACHE_ROOT / CHARTS, caches / CHARTS)
+        loader = _Loader(options, work, caches)
         old = loader.side("BASE", base)
         new = loader.side("HEAD", head) if head is not None else loader.site("HEAD", WORKING_TREE, options.root)
     return old, new
@@ -71,7 +74,7 @@ def load_sides(base: str, head: str | None, options: DiffOptions) -> tuple[SiteS
 class _Loader:
     options: DiffOptions
     work: Path
-    cache: Path
+    caches: Path  # private caches of this diff, shared by both sides
 
     def side(self, role: str, name: str) -> SiteSnapshot:
         folder = Path(name)
@@ -106,7 +109,7 @@ class _Loader:
             raise DiffUsageError(str(exc)) from None
 
     def site(self, role: str, label: str, root: Path) -> SiteSnapshot:
-        options = BuildOptions(root=root, jobs=self.options.jobs, cache_dir=self.cache)
+        options = BuildOptions(root=root, jobs=self.options.jobs, cache_root=self.caches)
         try:
             plan, problems = plan_site(options)
         except ConfigError as exc:
@@ -144,19 +147,11 @@ def _built_files(folder: Path) -> Iterator[tuple[str, bytes]]:
                 yield path.relative_to(folder).as_posix(), path.read_bytes()
 
 
-def _seed_cache(source: Path, target: Path) -> Path:
-    """A private chart cache holding the working tree's cached drawings (read, never written)."""
+def _seed(source: Path, target: Path) -> None:
+    """Copy the working tree's cached chart drawings into the diff's private cache: read, never written
+    (a copy, not a link, so that nothing the diff does to its cache reaches the repository's)."""
     if source.is_dir():
         try:
-            shutil.copytree(source, target, copy_function=_link_or_copy)
+            shutil.copytree(source, target)
         except (OSError, shutil.Error):
             shutil.rmtree(target, ignore_errors=True)
-    return target
-
-
-def _link_or_copy(source: str, target: str) -> None:
-    # A cache file is never rewritten in place (new drawings are renamed over), so a hard link is safe.
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)

@@ -19,6 +19,8 @@ def _outcome(root: Path) -> tuple[list[str], list[str]]:
 def test_a_cached_page_is_the_page_and_an_edit_is_seen(tmp_path: Path) -> None:
     root = make_site(tmp_path, {"guides/a.md": article("First", export_doc=export(result(unit="tok/s")))})
     cold = _outcome(root)
+    assert not (root / ".cache" / "pages").exists(), "planning alone wrote the cache"
+    build_site(BuildOptions(root=root, jobs=1))
     assert list((root / ".cache" / "pages").rglob("*")), "the page cache was not written"
     assert _outcome(root) == cold  # read back: same page, same warnings
     (root / "content/guides/a.md").write_text(article("Second", export_doc=export(result())))
@@ -40,10 +42,22 @@ def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
     store = Store(tmp_path)
     key = key_of("x")
     store.save(key, {"value": 1})
-    assert store.load(key) == {"value": 1}
+    store.commit()
+    assert Store(tmp_path).load(key) == {"value": 1}
     (tmp_path / key[:2] / key).write_bytes(b"\x80\x05garbage")
-    assert store.load(key) is None
+    assert Store(tmp_path).load(key) is None
     assert Store(None).load(key) is None
+
+
+def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evidencepress.cli import main
+
+    root = make_site(tmp_path, {"guides/a.md": article("A"), "guides/b.md": article("B", "[x](/nowhere/)")})
+    assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 1
+    assert sorted(p.name for p in root.iterdir()) == ["content", "site.toml"]
 
 
 def test_prune_keeps_the_most_recently_used_within_the_bound(tmp_path: Path) -> None:

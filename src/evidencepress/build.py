@@ -77,7 +77,16 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
+@dataclass(frozen=True)
+class Setup:
+    """What every page is checked against: the schemas and the site configuration."""
+
+    schemas: SchemaSet
+    config: SiteConfig
+
+
+def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
+    """Schemas and site.toml (with --base-url). Raises ConfigError when there is no site."""
     root = options.root
     try:
         schemas = load_schemas(schema_folder(root))
@@ -92,10 +101,28 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
         config, refused = override_base_url(config, options.base_url, schemas)
         if refused:
             raise ConfigError(refused)
+    return Setup(schemas, config), problems
+
+
+def page_store(options: BuildOptions) -> Store:
+    """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
+    return Store(caches_of(options) / PAGES if options.use_cache else None)
+
+
+def plan_site(options: BuildOptions, setup: Setup | None = None,
+              store: Store | None = None) -> tuple[SitePlan | None, list[Problem]]:
+    """Read, parse and validate every page, check links: all problems, nothing drawn or written.
+    Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
+    problems: list[Problem] = []
+    if setup is None:
+        setup, problems = load_setup(options)
+        if setup is None:
+            return None, problems
+    root, schemas, config = options.root, setup.schemas, setup.config
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
-    store = Store(caches_of(options) / PAGES if options.use_cache else None)
+    store = store if store is not None else page_store(options)
     for source in content.pages:
         page, page_problems = _validated(source, schemas, store)
         problems += page_problems
@@ -105,8 +132,6 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     problems += _file_collisions(pages, content.assets, content.static, config, schemas)
     problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
                             {"/" + item.rel for item in content.static})
-    if options.use_cache:
-        prune_caches(caches_of(options))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
@@ -208,17 +233,17 @@ def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
 
 
-def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
-    return options.out if options.out is not None else options.root / plan.config.output
-
-
-def site_files(options: BuildOptions, progress: Progress | None = None) -> tuple[dict[str, bytes] | None,
-                                                                              list[Problem]]:
-    """Plan and render without writing anything: every file of the site by path (for serve)."""
-    plan, problems = plan_site(options)
+def site_files(options: BuildOptions, store: Store | None = None,
+               progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+    """Plan and render without writing the output: every file of the site by path (for serve).
+    ``store`` (kept across rebuilds by serve) is committed when the site is good."""
+    store = store if store is not None else page_store(options)
+    plan, problems = plan_site(options, store=store)
     if plan is None:
         return None, problems
     files, render_problems = _rendered(plan, options, progress)
+    if files is not None and options.use_cache:
+        store.commit()
     return files, problems + render_problems
 
 
@@ -234,13 +259,18 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
                checkpoint: Checkpoint | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
     (the fault-injection tests kill the process there)."""
-    plan, problems = plan_site(options)
-    if plan is None:
+    setup, problems = load_setup(options)
+    if setup is None:
         return problems
-    out = output_dir(plan, options)
+    out = options.out if options.out is not None else options.root / setup.config.output
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
+    store = page_store(options)
+    plan, plan_problems = plan_site(options, setup, store)
+    problems += plan_problems
+    if plan is None:
+        return problems
     files, render_problems = _rendered(plan, options, progress)
     if files is None:
         return problems + render_problems
@@ -253,6 +283,9 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")]
+    if options.use_cache:
+        store.commit()
+        prune_caches(caches_of(options))
     return problems
 
 

@@ -49,37 +49,76 @@ def key_of(*parts: bytes | str) -> str:
 
 
 class Store:
-    """One cache folder of pickled values by key; ``folder`` None stores nothing."""
+    """One cache folder of pickled values by key.
+
+    ``save`` keeps a value in memory; ``commit`` writes what was saved to the folder, so
+    that a failed build writes nothing (and ``check``, which never commits, neither). A
+    store kept across rebuilds (``serve``) answers from memory first. ``folder`` None:
+    memory only.
+    """
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
+        self._memory: dict[str, bytes] = {}
+        self._pending: set[str] = set()
+        self._used: set[str] = set()
 
     def load(self, key: str) -> Any | None:
-        if self.folder is None:
+        data = self._memory.get(key)
+        if data is None and self.folder is not None:
+            try:
+                data = (self.folder / key[:2] / key).read_bytes()
+            except OSError:
+                return None
+            self._used.add(key)
+        if data is None:
             return None
-        path = self.folder / key[:2] / key
         try:
-            data = path.read_bytes()
-            os.utime(path)  # recently used: kept longest by prune()
             return pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a missing, truncated or foreign entry is a miss
+        except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
             return None
 
     def save(self, key: str, value: Any) -> None:
+        try:
+            self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        self._pending.add(key)
+
+    def commit(self) -> None:
+        """Write the values saved since the last commit; a cache only saves time, so errors are ignored."""
         if self.folder is None:
             return
-        folder = self.folder / key[:2]
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{key}.", suffix=".tmp")
-        except OSError:
-            return
-        try:
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temp, folder / key)
-        except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            Path(temp).unlink(missing_ok=True)
+        for key in sorted(self._pending):
+            _write_entry(self.folder, key, self._memory[key])
+        for key in sorted(self._used - self._pending):
+            _touch(self.folder / key[:2] / key)
+        self._pending.clear()
+        self._used.clear()
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry recently used: prune() keeps it longest."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _write_entry(folder: Path, key: str, data: bytes) -> None:
+    """Atomically: temporary file + rename, so a reader never sees half an entry."""
+    target = folder / key[:2] / key
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{key}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temp, target)
+    except OSError:
+        Path(temp).unlink(missing_ok=True)
 
 
 def prune_caches(root: Path) -> None:

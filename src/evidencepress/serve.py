@@ -192,7 +192,7 @@ class PortUnavailable(Exception):
 
 def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
     """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
-    from .build import BuildOptions, site_files
+    from .build import BuildOptions, page_store, site_files
 
     site = LiveSite()
     try:
@@ -201,6 +201,7 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     options = BuildOptions(root=root, drafts=drafts, jobs=jobs, base_url=url)
+    store = page_store(options)  # kept across rebuilds: an edit re-validates only the edited page
 
     def report(snapshot: Snapshot, seconds: float) -> None:
         if snapshot.problems:
@@ -209,12 +210,12 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         echo(f"{verdict} in {seconds:.2f} s", err=True)
 
     started = time.perf_counter()
-    files, problems = site_files(options)
+    files, problems = site_files(options, store)
     report(site.publish(files, problems), time.perf_counter() - started)
     echo(f"serving {url} (Ctrl-C to stop)", err=True)
     stop = threading.Event()
     try:
-        watch_and_rebuild(root, site, lambda: site_files(options), report, stop)
+        watch_and_rebuild(root, site, lambda: site_files(options, store), report, stop)
     except KeyboardInterrupt:
         pass
     finally:

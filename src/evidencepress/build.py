@@ -18,7 +18,8 @@ from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
 from .model import Asset, Page, SourceFile
-from .options import BuildOptions, ConfigError
+from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
+from .options import ConfigError as ConfigError
 from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
 from .record import Outputs, inputs_digest, remember, tree_digest

@@ -8,9 +8,8 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import TemplateError
@@ -22,8 +21,11 @@ from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
 from .model import Asset, Page, SourceFile
+from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
+from .options import ConfigError as ConfigError
 from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
+from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
     SiteContext,
     create_environment,
@@ -46,19 +48,6 @@ Progress = Callable[[int, int], None]
 
 
 @dataclass(frozen=True)
-class BuildOptions:
-    root: Path
-    out: Path | None = None
-    drafts: bool = False
-    base_url: str | None = None
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    use_cache: bool = True
-    strict: bool = False
-    force: bool = False  # replace an output folder that evidencepress did not write
-    cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
-
-
-@dataclass(frozen=True)
 class SitePlan:
     """Everything validated; what the render stage needs."""
 
@@ -67,14 +56,6 @@ class SitePlan:
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
-
-
-class ConfigError(Exception):
-    """The site cannot be read at all (no site.toml): a usage error, exit 2."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems[0].format())
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -263,6 +244,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     if setup is None:
         return problems
     out = options.out if options.out is not None else options.root / setup.config.output
+    digest = inputs_digest(options, out) if options.use_cache else None
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
@@ -285,8 +267,19 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
                                       "then build again")]
     if options.use_cache:
         store.commit()
+        _remember(options, digest, problems, out, files)
         prune_caches(caches_of(options))
     return problems
+
+
+def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
+              files: dict[str, bytes]) -> None:
+    """Record the build, unless an input changed while it ran (then the record would lie)."""
+    if digest is None or inputs_digest(options, out) != digest:
+        return
+    exports = options.root / EXPORTS_DIR
+    sizes = tuple(sorted((rel, len(data)) for rel, data in files.items()))
+    remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
 def check_site(options: BuildOptions) -> list[Problem]:

@@ -15,8 +15,8 @@ from typing import NoReturn
 import click
 
 from . import __version__
-from .build import BuildOptions, ConfigError, build_site, check_site
 from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+from .options import BuildOptions, ConfigError
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -61,7 +61,7 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
                            use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
-    problems = _run(lambda: build_site(options, _progress()))
+    problems = _run(lambda: _build(options))
     _report(problems, output_format)
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
@@ -76,6 +76,8 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @FORMAT
 def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
     """Validate everything and check exports/ is current; write nothing."""
+    from .build import check_site
+
     problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
     _report(problems, output_format)
     sys.exit(1 if has_errors(problems) else 0)
@@ -172,6 +174,19 @@ def import_(file: Path, output: Path | None) -> None:
 def _fail(text: str) -> NoReturn:
     click.echo(text, err=True)
     sys.exit(1)
+
+
+def _build(options: BuildOptions) -> list[Problem]:
+    """The output of unchanged inputs is already in place (the build record says so), or a full build.
+    The pipeline is imported only for the second."""
+    from .record import replay
+
+    replayed = replay(options)
+    if replayed is not None:
+        return replayed
+    from .build import build_site
+
+    return build_site(options, _progress())
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:

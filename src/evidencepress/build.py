@@ -8,14 +8,17 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+
+from jinja2 import TemplateError
 
 from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
+from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
 from .model import Asset, Page, SourceFile
 from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
@@ -23,11 +26,8 @@ from .options import ConfigError as ConfigError
 from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
 from .record import Outputs, inputs_digest, remember, tree_digest
-from jinja2 import TemplateError
-
 from .render import (
     SiteContext,
-    article_json,
     create_environment,
     listings,
     navigation,
@@ -41,7 +41,6 @@ from .sources import read_content
 from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
-EXPORTS_DIR = "exports"
 CACHE_ROOT = ".cache"
 CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
@@ -88,7 +87,7 @@ def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
 
 def page_store(options: BuildOptions) -> Store:
     """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
-    return Store(options.root / CACHE_ROOT / PAGES if options.use_cache else None)
+    return Store(caches_of(options) / PAGES if options.use_cache else None)
 
 
 def plan_site(options: BuildOptions, setup: Setup | None = None,
@@ -119,6 +118,10 @@ def plan_site(options: BuildOptions, setup: Setup | None = None,
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
 
 
 def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
@@ -192,7 +195,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
             files[listing.url.lstrip("/") + name] = data
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.root / CACHE_DIR
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
@@ -209,14 +212,6 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
 
 def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
-
-
-def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, bytes]:
-    """exports/<url path>.json: the same bytes as each article's index.json."""
-    exports: dict[str, bytes] = {}
-    for page in plan.pages:
-        exports[page.url.strip("/") + ".json"] = site_files[page.url.lstrip("/") + "index.json"]
-    return exports
 
 
 def site_files(options: BuildOptions, store: Store | None = None,
@@ -261,7 +256,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     files, render_problems = _rendered(plan, options, progress)
     if files is None:
         return problems + render_problems
-    trees = {out: files, options.root / EXPORTS_DIR: export_files(plan, files)}
+    exports = export_files(plan.pages, _context(plan), plan.schemas)
+    trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
         write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
@@ -272,7 +268,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     if options.use_cache:
         store.commit()
         _remember(options, digest, problems, out, files)
-        prune_caches(options.root / CACHE_ROOT)
+        prune_caches(caches_of(options))
     return problems
 
 
@@ -290,9 +286,6 @@ def check_site(options: BuildOptions) -> list[Problem]:
     plan, problems = plan_site(options)
     if plan is None:
         return problems
-    ctx = _context(plan)
-    expected = {page.url.strip("/") + ".json": article_json(page, ctx) for page in plan.pages}
-    if read_tree(options.root / EXPORTS_DIR) != expected:
-        problems.append(error(Location(EXPORTS_DIR), "exports/ is stale: run `make build`", "exports",
-                              hint="exports/ holds each page's index.json for review; commit it after building"))
-    return problems
+    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    found = read_tree(options.root / EXPORTS_DIR)
+    return problems + stale_exports(expected, found, plan.pages, options.root)

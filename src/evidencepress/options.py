@@ -23,6 +23,7 @@ class BuildOptions:
     use_cache: bool = True
     strict: bool = False
     force: bool = False  # replace an output folder that evidencepress did not write
+    cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
 
 
 class ConfigError(Exception):

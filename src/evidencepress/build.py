@@ -8,29 +8,36 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from jinja2 import TemplateError
+
+from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
-from .community import is_record_prose, record_ids, unknown_records, validate_record_prose
-from .config import RESERVED_FOLDERS, SiteConfig, load_config
+from .community import RecordProse, is_record_prose, record_ids, unknown_records, validate_record_prose
+from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .data_out import data_files
 from .diagnostics import Location, Problem, error, has_errors, strict
-from .feeds import site_files
+from .exports import EXPORTS_DIR, export_files, stale_exports
+from .feeds import site_files as feed_files
 from .links import check_links
-from .model import Asset, Page
+from .model import Asset, Page, SourceFile
+from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
+from .options import ConfigError as ConfigError
+from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
+from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
     SiteContext,
-    article_json,
     create_environment,
     navigation,
     render_article,
     render_listing,
     static_files,
     template_folder,
+    template_problem,
 )
 from .render_site import (
     PAGEFIND_FOLDER,
@@ -41,27 +48,17 @@ from .render_site import (
     render_schema_index,
     render_search,
 )
-from .schemas import SchemaSet, load_schemas, schema_folder
+from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .search import build_search_index
 from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, SiteIndex, generated_paths, index_site
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
-EXPORTS_DIR = "exports"
-CACHE_DIR = ".cache/charts"
+CACHE_ROOT = ".cache"
+CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
+JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    root: Path
-    out: Path | None = None
-    drafts: bool = False
-    base_url: str | None = None
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    use_cache: bool = True
-    strict: bool = False
 
 
 @dataclass(frozen=True)
@@ -73,59 +70,112 @@ class SitePlan:
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
     index: SiteIndex  # everything across pages: listings, records, the result table, the catalog
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
-class ConfigError(Exception):
-    """The site cannot be read at all (no site.toml): a usage error, exit 2."""
+@dataclass(frozen=True)
+class Setup:
+    """What every page is checked against: the schemas and the site configuration."""
 
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems[0].format())
-        self.problems = problems
+    schemas: SchemaSet
+    config: SiteConfig
 
 
-def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
+def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
+    """Schemas and site.toml (with --base-url). Raises ConfigError when there is no site."""
     root = options.root
-    schemas = load_schemas(schema_folder(root))
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
     config, problems = load_config(root, schemas)
     if config is None:
         if not (root / "site.toml").is_file():
             raise ConfigError(problems)
         return None, problems
     if options.base_url:
-        config = config.with_base_url(options.base_url)
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
+    return Setup(schemas, config), problems
+
+
+def page_store(options: BuildOptions) -> Store:
+    """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
+    return Store(caches_of(options) / PAGES if options.use_cache else None)
+
+
+def plan_site(options: BuildOptions, setup: Setup | None = None,
+              store: Store | None = None) -> tuple[SitePlan | None, list[Problem]]:
+    """Read, parse and validate every page, check links: all problems, nothing drawn or written.
+    Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
+    problems: list[Problem] = []
+    if setup is None:
+        setup, problems = load_setup(options)
+        if setup is None:
+            return None, problems
+    root, schemas, config = options.root, setup.schemas, setup.config
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
-    prose = []
-    known_records: set[str] = set()  # of every parsed export, drafts included
+    every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
+    prose: list[RecordProse] = []
+    store = store if store is not None else page_store(options)
     for source in content.pages:
-        parsed, page_problems = parse_page(source)
-        problems += page_problems
-        if parsed is None:
-            continue
         if is_record_prose(source):
-            text, prose_problems = validate_record_prose(parsed, schemas)
+            prose_text, prose_problems = _record_prose(source, schemas)
             problems += prose_problems
-            prose += [text] if text is not None else []
+            prose += [prose_text] if prose_text is not None else []
             continue
-        if parsed.export is not None:
-            known_records |= record_ids(parsed.export.value)
-        page, page_problems = validate_page(parsed, schemas)
+        page, page_problems = _validated(source, schemas, store)
         problems += page_problems
+        every_page += [page] if page is not None else []
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
-    problems += unknown_records(prose, known_records)
+    if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
+        # a page that failed validation may name the record: then only its own problems are reported
+        problems += unknown_records(prose, {rid for page in every_page for rid in record_ids(page.export)})
     index = index_site(pages, prose, config, schemas.core_conditions)
-    published_prose = [record.prose for record in index.records if record.prose is not None]
     generated = generated_paths(index, pages)
+    theme = static_files(template_folder(root))
     problems += _url_collisions(pages, generated)
-    produced = produced_paths(pages, content.assets, schemas, generated, static_files(template_folder(root)))
-    problems += check_links([*pages, *published_prose], produced)
+    problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
+    produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
+    problems += check_links([*pages, *(record.prose for record in index.records if record.prose)], produced)
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets, index), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, index, content.static), problems
+
+
+def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:
+    """content/community/<id>.md: parsed like a page, validated as record prose (not cached: it is small)."""
+    parsed, problems = parse_page(source)
+    if parsed is None:
+        return None, problems
+    prose, prose_problems = validate_record_prose(parsed, schemas)
+    return prose, problems + prose_problems
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
+
+
+def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
+    """Parse and validate one page, or read the outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code."""
+    key = page_key(source, schemas.fingerprint)
+    cached = load_page(store, key, source)
+    if cached is not None:
+        return cached
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    save_page(store, key, page, problems)
+    return page, problems
 
 
 def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:
@@ -138,10 +188,28 @@ def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:
     ]
 
 
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], schemas: SchemaSet,
+                     generated: set[str], theme: dict[str, bytes]) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), schemas, generated, theme) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
+
+
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: SchemaSet, generated: set[str],
-                   static: dict[str, bytes]) -> set[str]:
-    """Every site path the build writes, for link checking."""
-    paths = set(generated) | {f"/static/{name}" for name in static}
+                   theme: dict[str, bytes]) -> set[str]:
+    """Every site path the build writes, for link checking (the Pagefind bundle is linked from nothing)."""
+    paths = set(generated) | {f"/static/{name}" for name in theme}
     for page in pages:
         paths |= {page.url, page.url + "index.html", page.url + "index.json", page.url + "index.md"}
         paths |= {f"{page.url}{name}" for chart in page.charts for name, _ in chart.variants()}
@@ -150,10 +218,14 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: Schema
     return paths
 
 
-def render_site(plan: SitePlan, options: BuildOptions,
-                progress: Progress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
-    """Every output file of the site by POSIX path relative to the output folder, and the
-    problems of rendering (only a warning when the search index cannot be built)."""
+def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None = None) -> dict[str, bytes]:
+    """Every output file of the site by POSIX path relative to the output folder."""
+    return render_outputs(plan, options, progress)[0]
+
+
+def render_outputs(plan: SitePlan, options: BuildOptions,
+                   progress: Progress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """Every output file, and the problems of rendering (a warning when search cannot be indexed)."""
     ctx = _context(plan)
     templates = template_folder(options.root)
     env = create_environment(templates)
@@ -173,11 +245,13 @@ def render_site(plan: SitePlan, options: BuildOptions,
     put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
     put("/", {"404.html": render_not_found(env, ctx)})
     put(DATA_URL, data_files(plan.index, plan.config))
-    put("/", site_files(plan.index, plan.config))
-    put("/static/", static_files(templates))
+    put("/", feed_files(plan.index, plan.config))
+    put("/", _charts(plan, options, progress))
     put("/", {asset.rel: asset.data for asset in plan.assets})
+    put("/", {item.rel: item.data for item in plan.static})
+    put("/", {MARKER: MARKER_TEXT})
+    put("/static/", static_files(templates))
     put("/schema/", dict(plan.schemas.published))
-    files.update(_charts(plan, options, progress))
     indexed = {name: data for name, data in files.items() if name.endswith(".html") and b"data-pagefind-body" in data}
     search = build_search_index(indexed, plan.config.language)
     put("/" + PAGEFIND_FOLDER, dict(search.files))
@@ -188,7 +262,7 @@ def render_site(plan: SitePlan, options: BuildOptions,
 def _charts(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> dict[str, bytes]:
     """Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool."""
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.root / CACHE_DIR
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
     return {f"{page.url.lstrip('/')}{name}": svg for (page, name, _), svg in zip(drawings, svgs, strict=True)}
 
@@ -198,57 +272,82 @@ def _context(plan: SitePlan) -> SiteContext:
                        plan.index, plan.schemas.core_conditions)
 
 
-def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, bytes]:
-    """exports/<url path>.json: the same bytes as each article's index.json."""
-    exports: dict[str, bytes] = {}
-    for page in plan.pages:
-        exports[page.url.strip("/") + ".json"] = site_files[page.url.lstrip("/") + "index.json"]
-    return exports
+def site_files(options: BuildOptions, store: Store | None = None,
+               progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+    """Plan and render without writing the output: every file of the site by path (for serve).
+    ``store`` (kept across rebuilds by serve) is committed when the site is good."""
+    store = store if store is not None else page_store(options)
+    plan, problems = plan_site(options, store=store)
+    if plan is None:
+        return None, problems
+    files, render_problems = _rendered(plan, options, progress)
+    if files is not None and options.use_cache:
+        store.commit()
+    return files, problems + render_problems
 
 
-def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
-    return options.out if options.out is not None else options.root / plan.config.output
+def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> tuple[dict[str, bytes] | None,
+                                                                                         list[Problem]]:
+    try:
+        files, problems = render_outputs(plan, options, progress)
+    except TemplateError as exc:
+        return None, [template_problem(exc, options.root)]
+    if options.strict:
+        problems = strict(problems)
+    return (None if has_errors(problems) else files), problems
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options)
+def build_site(options: BuildOptions, progress: Progress | None = None,
+               checkpoint: Checkpoint | None = None) -> list[Problem]:
+    """Validate, render and write. ``checkpoint`` is called between the write's steps
+    (the fault-injection tests kill the process there)."""
+    setup, problems = load_setup(options)
+    if setup is None:
+        return problems
+    out = options.out if options.out is not None else options.root / setup.config.output
+    digest = inputs_digest(options, out) if options.use_cache else None
+    refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
+    if refused is not None:
+        raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
+    store = page_store(options)
+    plan, plan_problems = plan_site(options, setup, store)
+    problems += plan_problems
     if plan is None:
         return problems
-    out = output_dir(plan, options)
-    refused = _refused_output(out, options.root)
-    if refused:
-        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
-    files, render_problems = render_site(plan, options, progress)
-    problems = problems + (strict(render_problems) if options.strict else render_problems)
-    if has_errors(problems):
+    files, render_problems = _rendered(plan, options, progress)
+    problems += render_problems
+    if files is None:
         return problems
+    exports = export_files(plan.pages, _context(plan), plan.schemas)
+    trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
-        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+        write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="nothing was changed; free space or fix permissions, then build again")]
+                                 hint="the previous output is in place; free space or fix permissions, "
+                                      "then build again")]
+    if options.use_cache:
+        store.commit()
+        _remember(options, digest, problems, out, files)
+        prune_caches(caches_of(options))
     return problems
 
 
-def _refused_output(out: Path, root: Path) -> str:
-    """Why ``out`` must not be replaced by the built site, or ""."""
-    out, root = out.resolve(), root.resolve()
-    if out == root or out in root.parents:
-        return f"the output folder {out} holds the site root; building there would replace it"
-    for own in sorted(RESERVED_FOLDERS):
-        if out == root / own or (root / own) in out.parents:
-            return f"the output folder {out} is the site's own {own}/"
-    return ""
+def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
+              files: dict[str, bytes]) -> None:
+    """Record the build, unless an input changed while it ran (then the record would lie)."""
+    if digest is None or inputs_digest(options, out) != digest:
+        return
+    exports = options.root / EXPORTS_DIR
+    sizes = tuple(sorted((rel, len(data)) for rel, data in files.items()))
+    remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
 def check_site(options: BuildOptions) -> list[Problem]:
     plan, problems = plan_site(options)
     if plan is None:
         return problems
-    ctx = _context(plan)
-    expected = {page.url.strip("/") + ".json": article_json(page, ctx) for page in plan.pages}
-    if read_tree(options.root / EXPORTS_DIR) != expected:
-        problems.append(error(Location(EXPORTS_DIR), "exports/ is stale: run `make build`", "exports",
-                              hint="exports/ holds each page's index.json for review; commit it after building"))
-    return problems
+    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    found = read_tree(options.root / EXPORTS_DIR)
+    return problems + stale_exports(expected, found, plan.pages, options.root)

@@ -8,14 +8,15 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
+from typing import NoReturn
 
 import click
 
 from . import __version__
-from .build import BuildOptions, ConfigError, build_site, check_site
 from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+from .options import BuildOptions, ConfigError
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -28,6 +29,20 @@ STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors."
 @click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
     """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+    _tolerant_streams()
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot show a character (PYTHONIOENCODING=latin-1) gets an
+    escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "") in ("utf8", "utf8sig")
 
 
 @main.command()
@@ -37,15 +52,16 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @STRICT
 @FORMAT
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str) -> None:
+          force: bool, strict: bool, output_format: str) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict)
+                           use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
-    problems = _run(lambda: build_site(options, _progress()))
+    problems = _run(lambda: _build(options))
     _report(problems, output_format)
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
@@ -60,9 +76,75 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @FORMAT
 def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
     """Validate everything and check exports/ is current; write nothing."""
+    from .build import check_site
+
     problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
     _report(problems, output_format)
     sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command(name="diff")
+@click.argument("base")
+@click.argument("head", required=False)
+@ROOT
+@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="A report for a pull-request comment, or the same as data.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are changes and 0 when none, like git diff.")
+@click.option("--old-url", help="Where BASE's site is published: the report links to its pages and chart pictures.")
+@click.option("--new-url", help="Where HEAD's site is published (e.g. a preview deployment).")
+@click.option("--charts-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the old/ and new/ SVGs of every changed chart into this new or empty folder.")
+@click.option("--max-chars", type=click.IntRange(min=2000), default=65536, show_default=True,
+              help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, old_url: str | None,
+         new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
+    """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
+
+    HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
+    """
+    from . import review
+    from .writer import write_trees
+
+    if charts_dir is not None and charts_dir.exists() and any(charts_dir.iterdir()):
+        raise click.BadParameter(f"{charts_dir} is not empty; give a new or empty folder", param_hint="--charts-dir")
+    try:
+        with review.signals_interrupt():
+            change = review.review_change(base, head, review.DiffOptions(root=root, jobs=jobs))
+    except review.DiffUsageError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except review.BuildFailed as exc:
+        _report(exc.problems, "text")
+        click.echo(f"diff failed: {exc}", err=True)
+        sys.exit(1)
+    if charts_dir is not None:
+        write_trees({charts_dir: review.chart_pictures(change)}, charts_dir.parent / f".{charts_dir.name}.journal")
+    if output_format == "json":
+        click.echo(review.json_report(change, old_url, new_url), nl=False)
+    else:
+        options = review.ReportOptions(old_url, new_url, charts_dir is not None, max_chars)
+        click.echo(review.markdown_report(change, options), nl=False)
+    sys.exit(1 if exit_code and change.changed else 0)
+
+
+@main.command()
+@ROOT
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+    """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
+    from .serve import PortUnavailable, run_server
+
+    try:
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+    except PortUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
 
 
 @main.command(name="import")
@@ -72,15 +154,39 @@ def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
     from .importer import ImportError_, import_markdown
 
+    data = file.read_bytes()
     try:
-        article = import_markdown(file.read_text(encoding="utf-8"))
+        article = import_markdown(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        _fail(f"{file}:{line}:1: error: not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded [import]")
     except ImportError_ as exc:
-        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
-        sys.exit(1)
+        _fail(f"{file}:{exc.line}:1: error: {exc} [import]\n  hint: import reads the index.md that build publishes")
     if output is None:
         click.echo(article, nl=False)
-    else:
+        return
+    try:
         output.write_text(article, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: error: cannot write: {exc.strerror or exc} [import]")
+
+
+def _fail(text: str) -> NoReturn:
+    click.echo(text, err=True)
+    sys.exit(1)
+
+
+def _build(options: BuildOptions) -> list[Problem]:
+    """The output of unchanged inputs is already in place (the build record says so), or a full build.
+    The pipeline is imported only for the second."""
+    from .record import replay
+
+    replayed = replay(options)
+    if replayed is not None:
+        return replayed
+    from .build import build_site
+
+    return build_site(options, _progress())
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
@@ -93,8 +199,8 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
 
 def _report(problems: list[Problem], output_format: str) -> None:
     ordered = sort_problems(problems)
-    if output_format == "json":
-        click.echo(format_json(ordered), nl=False)
+    if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
+        click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
         click.echo(format_text(ordered), nl=False, err=True)
 

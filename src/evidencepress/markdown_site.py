@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .site import Entry, Listing, Record
+from .records import Record
+from .site import Entry, Listing
 from .views import CitationView, ResultView
 
 

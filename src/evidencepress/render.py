@@ -9,6 +9,7 @@ rendered by ``render_site.py``, ``feeds.py`` and ``data_out.py``.
 from __future__ import annotations
 
 import functools
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,7 @@ from markupsafe import Markup
 from . import jsontext
 from .config import SiteConfig
 from .data_out import article_csv
+from .diagnostics import Location, Problem, error
 from .jsonld import dataset_jsonld
 from .markdown import headings, render_tokens
 from .markdown_out import article_markdown
@@ -46,6 +48,25 @@ class SiteContext:
     schema_url: str
     index: SiteIndex
     conditions: tuple[str, ...]  # the core condition keys: the columns of every CSV
+
+
+def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
+    """A template that fails to compile or to render, at its file and line."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
+    if path is None:  # a runtime error: Jinja points the traceback into the template
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
+        if frames:
+            path, line = frames[-1].filename, frames[-1].lineno or 0
+    shown = _shown_path(Path(path), root) if path else "templates/"
+    return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
+                 hint="fix the template; every variable a template uses must be one the renderer passes")
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def template_folder(root: Path) -> Path:
@@ -131,7 +152,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
             multi_panel=len({row.panel for row in chart.rows}) > 1,
             has_series=any(row.series is not None for row in chart.rows),
         )
-    body = Markup(render_tokens(page.tokens, page.url, figures))
+    hidden = frozenset({page.export_index} if page.export_index is not None else ())
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden))
     entry = ctx.index.entry(page.url)
     context = page_context(ctx, page.url)
     if entry.figures.results:  # the "Data in this article" section shows what the Dataset names

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 from .markdown import render_tokens
 from .markdown_site import page_markdown, record_markdown
+from .records import Record
 from .render import EMPTY_EXPORT, SiteContext, dump_json, generated_envelope, page_context
 from .site import (
     COMMUNITY_SUMMARY,
@@ -32,7 +33,6 @@ from .site import (
     SEARCH_SUMMARY,
     SEARCH_TITLE,
     SEARCH_URL,
-    Record,
 )
 from .urls import absolute, relative
 from .views import citation_view
@@ -42,7 +42,7 @@ PAGEFIND_FOLDER = "pagefind/"
 
 def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
     views = tuple(citation_view(c) for c in record.citations)
-    prose = Markup(render_tokens(record.prose.tokens, record.url, {})) if record.prose else Markup("")
+    prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
     html = env.get_template("record.html").render(
         **page_context(ctx, record.url), record=record, citations=views, prose=prose,
         community_url=COMMUNITY_URL, explore_url=EXPLORE_URL,

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sitekit import CHART, article, export, make_site, result, tree
+from test_build import copy_project
 
 from evidencepress.cli import main
 from evidencepress.importer import ImportError_, import_markdown
-from sitekit import CHART, article, export, make_site, result, tree
-from test_build import copy_project
 
 
 def _build(root: Path) -> None:

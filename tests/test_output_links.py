@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from click.testing import CliRunner
+from test_build import copy_project
 
 from evidencepress.cli import main
-from test_build import copy_project
 
 
 class _Targets(HTMLParser):

@@ -8,10 +8,11 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config
@@ -36,7 +37,7 @@ from .writer import read_tree, write_trees
 
 EXPORTS_DIR = "exports"
 CACHE_DIR = ".cache/charts"
-Progress = Callable[[int, int], None]
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total): what a long run is doing
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
+def plan_site(options: BuildOptions, progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
     root = options.root
     schemas = load_schemas(schema_folder(root))
     config, problems = load_config(root, schemas)
@@ -81,7 +82,9 @@ def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
-    for source in content.pages:
+    for number, source in enumerate(content.pages):
+        if progress is not None:
+            progress("checking pages", number, len(content.pages))
         parsed, page_problems = parse_page(source)
         problems += page_problems
         if parsed is None:
@@ -122,12 +125,14 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteCon
     return paths
 
 
-def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None = None) -> dict[str, bytes]:
+def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
     """Every output file of the site by POSIX path relative to the output folder."""
     ctx = _context(plan)
     env = create_environment(template_folder(options.root))
     files: dict[str, bytes] = {}
-    for page in plan.pages:
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
         folder = page.url.lstrip("/")
         for name, data in render_article(env, page, ctx).items():
             files[folder + name] = data
@@ -137,7 +142,8 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else options.root / CACHE_DIR
-    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
+    charts_done = None if progress is None else functools.partial(progress, "drawing charts")
+    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
@@ -164,8 +170,8 @@ def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
     return options.out if options.out is not None else options.root / plan.config.output
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options)
+def build_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
+    plan, problems = plan_site(options, progress)
     if plan is None:
         return problems
     out = output_dir(plan, options)
@@ -173,6 +179,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None) -> list[
     if refused:
         raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
     files = render_site(plan, options, progress)
+    if progress is not None:
+        progress("writing", 0, 0)
     try:
         write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
     except OSError as exc:
@@ -193,8 +201,8 @@ def _refused_output(out: Path, root: Path) -> str:
     return ""
 
 
-def check_site(options: BuildOptions) -> list[Problem]:
-    plan, problems = plan_site(options)
+def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
+    plan, problems = plan_site(options, progress)
     if plan is None:
         return problems
     ctx = _context(plan)

@@ -8,20 +8,30 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import click
 
 from . import __version__
 from .build import BuildOptions, ConfigError, build_site, check_site
-from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
+from .progress import Progress
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
 FORMAT = click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
                       show_default=True, help="How problems are printed.")
 STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+QUIET = click.option("-q", "--quiet", is_flag=True, help="List errors only (the summary still counts everything).")
+ALL_WARNINGS = click.option("--all-warnings", is_flag=True,
+                            help="List every warning instead of the first few of each rule.")
+
+
+def _report_options(function: Callable[..., None]) -> Callable[..., None]:
+    for option in (ALL_WARNINGS, QUIET, FORMAT, STRICT):
+        function = option(function)
+    return function
 
 
 @click.group()
@@ -37,16 +47,16 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
-@STRICT
-@FORMAT
+@_report_options
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str) -> None:
+          strict: bool, output_format: str, quiet: bool, all_warnings: bool) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
                            use_cache=not no_cache, strict=strict)
     started = time.perf_counter()
-    problems = _run(lambda: build_site(options, _progress()))
-    _report(problems, output_format)
+    with _progress() as progress:
+        problems = _run(lambda: build_site(options, progress.update))
+    _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
         sys.exit(1)
@@ -56,12 +66,13 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @main.command()
 @ROOT
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
-@STRICT
-@FORMAT
-def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
+@_report_options
+def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
-    problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
-    _report(problems, output_format)
+    options = BuildOptions(root=root, drafts=drafts, strict=strict)
+    with _progress() as progress:
+        problems = _run(lambda: check_site(options, progress.update))
+    _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     sys.exit(1 if has_errors(problems) else 0)
 
 
@@ -87,30 +98,21 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
     try:
         return action()
     except ConfigError as exc:
-        _report(exc.problems, "text")
+        _report(exc.problems, "text", TextOptions())
         sys.exit(2)
 
 
-def _report(problems: list[Problem], output_format: str) -> None:
+def _report(problems: list[Problem], output_format: str, options: TextOptions) -> None:
     ordered = sort_problems(problems)
     if output_format == "json":
         click.echo(format_json(ordered), nl=False)
     elif ordered:
-        click.echo(format_text(ordered), nl=False, err=True)
+        click.echo(format_text(ordered, options), nl=False, err=True)
 
 
-def _progress() -> Callable[[int, int], None] | None:
-    """Chart progress on a terminal; silent otherwise."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        click.echo(f"\rdrawing charts {done}/{total}", nl=False, err=True)
-        if end:
-            click.echo("", err=True)
-
-    return show
+def _progress() -> Progress:
+    """A live counter on a terminal; a line every few seconds in a log (CI), so a long build shows it is alive."""
+    return Progress(lambda text: click.echo(text, nl=False, err=True), terminal=sys.stderr.isatty())
 
 
 if __name__ == "__main__":

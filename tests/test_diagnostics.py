@@ -198,7 +198,25 @@ FENCE_CLOSE = "}\n```\n"
 CHECK_CASES: list[tuple[str, str, str]] = [
     # --- front matter: YAML -----------------------------------------------------------------
     ("yaml-colon-in-value", edit('title: "Decode rate on one Spark"', "title: Decode: rate on one Spark"),
-     report(at(2, 14, "error: invalid YAML: mapping values are not allowed here [yaml]", YAML_HINT))),
+     report(at(2, 14, "error: invalid YAML: the value of `title:` contains `: `, which YAML reads as the start of "
+                      "a second key [yaml]", 'quote the value: title: "Decode: rate on one Spark"'))),
+    ("yaml-key-indented-under-a-value", edit('summary: "One reported decode rate and the conditions it was measured under."',
+                                             "summary: One reported decode rate and its conditions.",
+                                             edit("checked: 2026-10-18", "  checked: 2026-10-18")),
+     report(at(4, 3, "error: invalid YAML: `checked:` is indented under `summary:`, which already has a value, so "
+                     "YAML reads it as part of that value [yaml]",
+               "align `checked:` with `summary:` on line 3 (0 spaces); only a key with nothing after its colon holds "
+               "nested keys"))),
+    ("yaml-key-indented-after-a-quoted-value", edit("checked: 2026-10-18", "  checked: 2026-10-18"),
+     report(at(4, 3, "error: invalid YAML: `checked:` is indented 2 spaces, which lines it up with no key above it "
+                     "[yaml]", "YAML nests by indentation: indent it 0 spaces like `summary:` on line 3"))),
+    ("yaml-key-between-two-indents", edit("    revision:", "   revision:"),
+     report(at(8, 4, "error: invalid YAML: `revision:` is indented 3 spaces, which lines it up with no key above it "
+                     "[yaml]", "YAML nests by indentation: indent it 4 spaces like `url:` on line 7, or 2 spaces like "
+                               "`- publisher: example` on line 6"))),
+    ("yaml-tab-indent", edit("    revision:", "\trevision:"),
+     report(at(8, 1, "error: invalid YAML: a tab indents this line; YAML indents with spaces only [yaml]",
+               "replace the tab with spaces"))),
     ("yaml-unclosed-flow-list", edit("checked: 2026-10-18", "checked: [2026-10-18"),
      report(at(5, 8, "error: invalid YAML: expected ',' or ']', but got ':' [yaml]", YAML_HINT))),
     ("yaml-duplicate-key", edit("checked: 2026-10-18", "checked: 2026-10-18\ntitle: again"),
@@ -249,8 +267,17 @@ CHECK_CASES: list[tuple[str, str, str]] = [
      report(at(35, 7, "error: invalid JSON: Expecting ',' delimiter [json]",
                "a comma is missing between two members, or a string is not closed"))),
     ("json-trailing-comma", edit('  "conditions": {}\n}', '  "conditions": {},\n}'),
-     report(at(54, 1, "error: invalid JSON: Expecting property name enclosed in double quotes [json]",
-               "remove the trailing comma, or quote the key with double quotes"))),
+     report(at(53, 19, "error: invalid JSON: a comma after the last member of an object [json]",
+               "delete this comma: JSON allows no comma before `}`"))),
+    ("json-trailing-comma-in-a-list", edit('    }\n  ],\n  "conditions"', '    },\n  ],\n  "conditions"'),
+     report(at(51, 6, "error: invalid JSON: a comma after the last item of a list [json]",
+               "delete this comma: JSON allows no comma before `]`"))),
+    ("json-key-without-value", edit('"unit": "tokens/s",', '"unit": ,'),
+     report(at(34, 15, "error: invalid JSON: a key without a value [json]",
+               "write the value, or null when the source does not report it"))),
+    ("json-key-without-quotes", edit('"unit": "tokens/s",', 'unit: "tokens/s",'),
+     report(at(34, 7, "error: invalid JSON: a key without double quotes [json]",
+               'JSON keys are written in double quotes: "key": value'))),
     ("json-duplicate-key", edit('"unit": "tokens/s",', '"unit": "tokens/s", "unit": "tok/s",'),
      report(at(34, 27, "error: reported_results[0].unit: duplicate key 'unit' [duplicate-key]",
                "each key may appear once in an object; merge or rename one"))),
@@ -302,6 +329,9 @@ CHECK_CASES: list[tuple[str, str, str]] = [
     ("result-missing-statistic", edit('      "statistic": "one run",\n', ""),
      report(at(30, 5, "error: reported_results[0].statistic: missing required key 'statistic' [schema]",
                f"a reported result has {RESULT_KEYS}"))),
+    ("condition-misspelled-required-key", edit('"concurrency": 1', '"concurency": 1'),
+     report(at(40, 9, "error: reported_results[0].conditions.concurency: missing required key 'concurrency'; "
+                      "'concurency' looks like a misspelling of it [schema]", "rename 'concurency' to 'concurrency'"))),
     ("condition-missing-system", edit('        "system": "1 x DGX Spark",\n', ""),
      report(at(37, 7, "error: reported_results[0].conditions.system: missing required key 'system' [schema]",
                "add the missing condition; write null when the source does not report it"))),
@@ -546,6 +576,16 @@ WARNING_CASES: list[tuple[str, str, str]] = [
      at(39, 9, "warning: reported_results[0].conditions.experiment_date: experiment_date 2026-10-20 is after the "
                "checked date 2026-10-18 [checked]",
         "update `checked` in the front matter after checking the source again")),
+    ("condition-key-misspelled", edit('"kv_dtype": null', '"kv_dtpye": null'),
+     at(43, 9, "warning: reported_results[0].conditions.kv_dtpye: unknown condition key 'kv_dtpye': did you mean "
+               "'kv_dtype'? [condition-key]", "rename the key to 'kv_dtype'")),
+    ("condition-key-in-another-case", edit('"kv_dtype": null', '"KV_dtype": null'),
+     at(43, 9, "warning: reported_results[0].conditions.KV_dtype: condition key 'KV_dtype' differs only in case from "
+               "'kv_dtype' [condition-key]", "rename the key to 'kv_dtype' (keys are case-sensitive)")),
+    ("page-condition-key-misspelled", edit('"conditions": {}\n}', '"conditions": {"cross_source_ranking_alowed": true}\n}'),
+     at(53, 18, "warning: conditions.cross_source_ranking_alowed: unknown condition key 'cross_source_ranking_alowed': "
+                "did you mean 'cross_source_ranking_allowed'? [condition-key]",
+        "rename the key to 'cross_source_ranking_allowed'")),
     ("unknown-unit", edit('"unit": "tokens/s"', '"unit": "tok/s"'),
      at(34, 7, "warning: reported_results[0].unit: unit 'tok/s' is not in the unit vocabulary [unit]",
         "use a unit of schema/units.json, or add this one there")),

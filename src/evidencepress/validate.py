@@ -44,7 +44,8 @@ def _export_problems(export: Document, front: FrontMatter | None, schemas: Schem
     if front is None or not front.sources:
         return problems  # no sources to check against: reported once by _export_presence
     reported = {p.json_path for p in problems}
-    semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions)
+    semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions,
+                            schemas.known_conditions)
     return problems + [p for p in semantic if p.json_path not in reported]
 
 

@@ -400,6 +400,12 @@ CHECK_CASES: list[tuple[str, str, str]] = [
     ("broken-relative-link", edit(PARAGRAPH, "See [the image](chart.png)."),
      report(at(12, 17, "error: broken internal link chart.png: no page or file at /guides/decode/chart.png [link]",
                LINK_HINT))),
+    ("broken-anchor-on-the-page", edit(PARAGRAPH, "See [below](#what-was-mesured)."),
+     report(at(12, 13, "error: broken anchor #what-was-mesured: this page has no heading or footnote with that id "
+                       "[link-anchor]", "did you mean #what-was-measured?"))),
+    ("broken-anchor-far-from-any-heading", edit(PARAGRAPH, "See [the data](#data)."),
+     report(at(12, 16, "error: broken anchor #data: this page has no heading or footnote with that id [link-anchor]",
+               "an anchor is a heading's id; the headings of this page are #what-was-measured"))),
     ("javascript-link", edit(PARAGRAPH, "Click [here](javascript:alert(1)) now."),
      report(at(12, 14, "error: javascript: links are refused [link-scheme]", SCHEME_HINT))),
     ("javascript-link-mixed-case", edit(PARAGRAPH, "Click [here](JavaScript:alert(1)) now."),
@@ -413,6 +419,10 @@ CHECK_CASES: list[tuple[str, str, str]] = [
        "      where: {metric: decode_rate}\n```\n",
      report(at(24, 5, "error: panels[0].select: the page has no export; a chart plots only values selected from it "
                       "[chart-select]", "add a ```json export fence with the values the chart shows"))),
+    ("chart-empty-alt", edit("The export below holds the value and its conditions.\n",
+                             edit("alt: One decode rate on one Spark.", 'alt: ""', CHART)),
+     report(at(20, 1, "error: alt: must not be empty [chart-schema]",
+               "describe what a screen-reader user needs to know from the chart, e.g. what rises or falls"))),
     ("chart-id-repeated", edit("The export below holds the value and its conditions.\n", CHART + "\n" + CHART),
      report(at(28, 1, "error: id: chart id 'decode' is already used on line 17; ids are unique in a page [chart-id]",
                "the chart is written to decode.svg"))),
@@ -822,6 +832,55 @@ def test_links_are_checked_once_every_page_is_valid(tmp_path: Path) -> None:
     result = run(root)
     assert result.stderr == report("content/guides/a-first.md:12:15: error: broken internal link /guides/nowhere/: "
                                    f"no page or file at /guides/nowhere/ [link]\n  hint: {LINK_HINT}")
+
+
+def test_anchors_into_other_pages_are_checked(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {
+        "guides/a-first.md": edit(PARAGRAPH, "See [b](/guides/b-second/#what-was-measurd), [b too](../b-second/#fn1) "
+                                             "and [its JSON](/guides/b-second/index.json#anything)."),
+        "guides/b-second.md": edit(PARAGRAPH, "Back to [a](../a-first/index.html#what-was-measured) and "
+                                              "[its sources](/guides/a-first/#original-sources-and-conditions)."),
+    })
+    result = run(root)
+    assert result.stderr == report(
+        "content/guides/a-first.md:12:9: error: broken anchor #what-was-measurd: /guides/b-second/ has no heading or "
+        "footnote with that id [link-anchor]\n  hint: did you mean #what-was-measured?",
+        "content/guides/a-first.md:12:54: error: broken anchor #fn1: /guides/b-second/ has no heading or footnote "
+        "with that id [link-anchor]\n  hint: an anchor is a heading's id; the headings of /guides/b-second/ are "
+        "#what-was-measured", errors=2)
+
+
+def test_footnote_and_chart_anchors_resolve(tmp_path: Path) -> None:
+    text = edit(PARAGRAPH, "A claim[^1], see [the note](#fn1), [the claim](#fnref1) and [the chart](#chart-decode).",
+                edit("The export below holds the value and its conditions.\n", CHART + "\n[^1]: The note.\n"))
+    result = run(write_site(tmp_path, {"guides/decode.md": text}), "build")
+    assert result.exit_code == 0 and BUILT.fullmatch(result.stderr), result.stderr
+
+
+def test_a_draft_is_a_note_and_a_link_to_it_says_why_it_is_missing(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {
+        "guides/decode.md": edit(PARAGRAPH, "See [the draft](/guides/later/)."),
+        "guides/later.md": edit("checked: 2026-10-18", "checked: 2026-10-18\ndraft: true"),
+    })
+    result = run(root)
+    assert result.stderr == (
+        "content/guides/decode.md:12:17: error: broken internal link /guides/later/: no page or file at /guides/later/ "
+        "[link]\n  hint: that page is a draft, left out of this build; build with --drafts, or publish it\n"
+        "content/guides/later.md:5:1: note: draft: /guides/later/ is a draft, left out of the build [draft]\n"
+        "  hint: build with --drafts to include it; remove `draft: true` to publish it\n"
+        "by rule:\n  link   1 error\n  draft  1 note\n"
+        "by file:\n  content/guides/decode.md  1 error\n  content/guides/later.md   1 note\n"
+        "1 error, 0 warnings, 1 note\n")
+    (root / "content/guides/decode.md").write_text(ARTICLE, encoding="utf-8")
+    for options in ((), ("--strict",)):
+        result = run(root, "build", *options)
+        assert result.exit_code == 0, result.stderr
+        assert result.stderr.startswith(report("content/guides/later.md:5:1: note: draft: /guides/later/ is a draft, "
+                                               "left out of the build [draft]\n  hint: build with --drafts to include "
+                                               "it; remove `draft: true` to publish it", errors=0)[:-1])
+    assert not (root / "_site/guides/later").exists()
+    assert run(root, "build", "--drafts").stderr.startswith("built in")
+    assert (root / "_site/guides/later/index.html").is_file()
 
 
 def test_format_json_lists_every_problem_as_data(tmp_path: Path) -> None:

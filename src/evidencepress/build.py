@@ -16,9 +16,9 @@ from pathlib import Path
 
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config
-from .diagnostics import Location, Problem, error, has_errors, strict
+from .diagnostics import Location, Problem, error, has_errors, note, strict
 from .links import check_links
-from .model import Asset, Page
+from .model import Asset, Page, ParsedPage
 from .parse import parse_page
 from .render import (
     SiteContext,
@@ -82,6 +82,7 @@ def plan_site(options: BuildOptions, progress: StageProgress | None = None) -> t
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    drafts: list[str] = []
     for number, source in enumerate(content.pages):
         if progress is not None:
             progress("checking pages", number, len(content.pages))
@@ -91,15 +92,26 @@ def plan_site(options: BuildOptions, progress: StageProgress | None = None) -> t
             continue
         page, page_problems = validate_page(parsed, schemas)
         problems += page_problems
-        if page is not None and (options.drafts or not page.front.draft):
+        if page is not None and page.front.draft and not options.drafts:
+            drafts.append(page.url)
+            problems.append(_draft_note(parsed))
+        elif page is not None:
             pages.append(page)
     problems += _url_collisions(pages, config)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas))
+    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas), frozenset(drafts))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets), problems
+
+
+def _draft_note(parsed: ParsedPage) -> Problem:
+    """A draft is left out of the build: say so, so that a missing page is never a mystery."""
+    front = parsed.front_matter
+    where = front.positions.of_key(("draft",)) if front is not None else Location(parsed.source.path)
+    return note(where, f"{parsed.source.url} is a draft, left out of the build", "draft", "draft",
+                "build with --drafts to include it; remove `draft: true` to publish it")
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
@@ -22,8 +23,8 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from .diagnostics import Problem, error
 from . import jsontext
+from .diagnostics import Problem, error
 from .jsontext import plain
 from .model import JsonPath, Positions, dotted
 from .typos import misspelling_of
@@ -62,7 +63,8 @@ class SchemaSet:
 
     @property
     def units(self) -> Mapping[str, Any]:
-        return self.documents["units.json"]["units"]
+        units: Mapping[str, Any] = self.documents["units.json"]["units"]
+        return units
 
     @property
     def recommended_conditions(self) -> tuple[str, ...]:
@@ -123,15 +125,19 @@ def load_schemas(folder: Path) -> SchemaSet:
 
 def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
-    compiled = {ref: fast.get(ref) for ref, _ in _subschemas(document)}
-    by_schema = {id(sub): _tolerant(compiled[ref].is_valid) for ref, sub in _subschemas(document)
-                 if compiled[ref] is not None}
-    validator_class = validators.extend(Draft202012Validator, {
+    by_schema: dict[int, Check] = {}
+    for ref, sub in _subschemas(document):
+        compiled = fast.get(ref)
+        if compiled is not None:
+            by_schema[id(sub)] = _tolerant(compiled.is_valid)
+    whole = fast.get("#")
+    assert whole is not None, "a schema document always compiles at its root"
+    validator_class = validators.extend(Draft202012Validator, {  # type: ignore[no-untyped-call, unused-ignore]
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),
     })
     checker = FormatChecker()
-    return Schema(validator_class(document, registry=registry, format_checker=checker), _tolerant(fast.get("#").is_valid))
+    return Schema(validator_class(document, registry=registry, format_checker=checker), _tolerant(whole.is_valid))
 
 
 def _tolerant(check: Check) -> Check:
@@ -263,10 +269,11 @@ def _quoted_name(message: str) -> str:
 
 
 def _extra_keys(err: ValidationError) -> list[str]:
-    schema = err.schema
+    schema: Mapping[str, Any] = err.schema if isinstance(err.schema, dict) else {}
     known = set(schema.get("properties", {}))
     patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
-    return [k for k in err.instance if k not in known and not any(p.search(k) for p in patterns)]
+    instance: Mapping[str, Any] = err.instance if isinstance(err.instance, dict) else {}
+    return [k for k in instance if k not in known and not any(p.search(k) for p in patterns)]
 
 
 def _show(value: Any) -> str:

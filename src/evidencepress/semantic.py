@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from .diagnostics import Problem, error, warning
 from .model import FrontMatter, JsonPath, Positions, SourceRef, dotted
@@ -65,18 +66,18 @@ def _evidence_urls(export: Mapping[str, Any], positions: Positions, sources: tup
             url = obj.get(key)
             if not isinstance(url, str):
                 continue
-            source = by_url.get(normalise_url(url))
-            if source is None:
+            cited = by_url.get(normalise_url(url))
+            if cited is None:
                 problems.append(error(positions.of_key(path + (key,)), f"{url} is not in a document listed in `sources`",
                                       "evidence-url", dotted(path + (key,)),
                                       "add the document to the front matter's sources, or correct the URL"))
                 continue
             sha = obj.get("source_document_sha256")
-            if isinstance(sha, str) and sha != source.sha256:
+            if isinstance(sha, str) and sha != cited.sha256:
                 where = positions.of_key(path + ("source_document_sha256",))
-                problems.append(error(where, f"SHA-256 {sha[:12]}… differs from the source's {source.sha256[:12]}…",
+                problems.append(error(where, f"SHA-256 {sha[:12]}… differs from the source's {cited.sha256[:12]}…",
                                       "sha256", dotted(path + ("source_document_sha256",)),
-                                      f"the source {source.url} is listed with sha256 {source.sha256}"))
+                                      f"the source {cited.url} is listed with sha256 {cited.sha256}"))
     return problems
 
 

@@ -34,6 +34,10 @@ _PATTERN_MESSAGES = {
     "^(/([^~/]|~[01])*)+$": "is not a JSON Pointer (e.g. /comparison_groups/0/samples)",
     "^([A-Za-z][A-Za-z0-9_]*|(/([^~/]|~[01])*)+)$": "must be an export section name or a JSON Pointer starting with /",
 }
+_BLANK_HINTS: dict[JsonPath, str] = {
+    ("alt",): "describe what a screen-reader user needs to know from the chart, e.g. what rises or falls",
+    ("title",): "write the chart's title",
+}
 _JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
 
 
@@ -116,6 +120,8 @@ def _message(err: ValidationError) -> str:
         return f"expected {names}, got {got}"
     if kind == "enum":
         return f"expected one of {', '.join(map(str, err.validator_value))}; got {got}"
+    if kind == "pattern" and isinstance(err.instance, str) and not err.instance.strip():
+        return "must not be empty"  # the same words as minLength: "" is reported once
     if kind == "pattern":
         return f"{got} " + _PATTERN_MESSAGES.get(str(err.validator_value), f"does not match {err.validator_value}")
     if kind == "minLength":
@@ -128,6 +134,8 @@ def _message(err: ValidationError) -> str:
 
 
 def _hint(err: ValidationError) -> str:
+    if isinstance(err.instance, str) and not err.instance.strip() and err.validator in ("minLength", "pattern"):
+        return _BLANK_HINTS.get(tuple(err.absolute_path), "write the text; it may not be blank")
     if isinstance(err.instance, (dt.date, dt.time)):
         return "YAML reads an unquoted date or time as a date; quote it"
     if err.validator == "type" and err.validator_value == "string" and not isinstance(err.instance, (dict, list)):

@@ -175,6 +175,8 @@ class Page:
     tokens: tuple[Any, ...]
     export: Mapping[str, Any] | None
     charts: tuple[Any, ...]
+    # Inline values by (role name, role content): inlinevalues.InlineValue, resolved against the export.
+    inline_values: Mapping[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:

@@ -115,7 +115,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
             multi_panel=len({row.panel for row in chart.rows}) > 1,
             has_series=any(row.series is not None for row in chart.rows),
         )
-    body = Markup(render_tokens(page.tokens, page.url, figures))
+    body = Markup(render_tokens(page.tokens, page.url, figures, page.inline_values))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(
         **_base(ctx, page.url),

@@ -12,6 +12,7 @@ from typing import Any
 
 from .charts import duplicate_ids, plan_chart
 from .diagnostics import Location, Problem, error, has_errors, warning
+from .inlinevalues import resolve_inline_values
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
 from .schemas import SchemaSet, schema_problems
 from .semantic import check_export, normalise_url
@@ -30,10 +31,14 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
         problems += _export_problems(export, front, schemas)
     charts, chart_problems = _charts(parsed, export)
     problems += chart_problems
+    inline_values, inline_problems = resolve_inline_values(
+        parsed.tokens, parsed.body, parsed.body_line, path, export.value if export else None, schemas.units)
+    if export is not None or parsed.export_fence is None:  # an unreadable export is reported once, as JSON
+        problems += inline_problems
     if front is None or has_errors(problems):
         return None, problems
     page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,
-                export.value if export else None, tuple(charts))
+                export.value if export else None, tuple(charts), inline_values)
     return page, problems
 
 

@@ -49,6 +49,7 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     use_cache: bool = True
     strict: bool = False
+    prose: bool = True  # warn about prose numbers that copy export values instead of referencing them
 
 
 @dataclass(frozen=True)
@@ -90,7 +91,7 @@ def plan_site(options: BuildOptions, progress: StageProgress | None = None) -> t
         problems += page_problems
         if parsed is None:
             continue
-        page, page_problems = validate_page(parsed, schemas)
+        page, page_problems = validate_page(parsed, schemas, options.prose)
         problems += page_problems
         if page is not None and page.front.draft and not options.drafts:
             drafts.append(page.url)

@@ -26,10 +26,12 @@ STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors."
 QUIET = click.option("-q", "--quiet", is_flag=True, help="List errors only (the summary still counts everything).")
 ALL_WARNINGS = click.option("--all-warnings", is_flag=True,
                             help="List every warning instead of the first few of each rule.")
+PROSE = click.option("--prose/--no-prose", default=True, show_default=True,
+                     help="Warn about numbers in the prose that copy export values instead of referencing them.")
 
 
 def _report_options(function: Callable[..., None]) -> Callable[..., None]:
-    for option in (ALL_WARNINGS, QUIET, FORMAT, STRICT):
+    for option in (ALL_WARNINGS, QUIET, FORMAT, STRICT, PROSE):
         function = option(function)
     return function
 
@@ -49,10 +51,10 @@ def main() -> None:
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
 @_report_options
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str, quiet: bool, all_warnings: bool) -> None:
+          strict: bool, output_format: str, quiet: bool, all_warnings: bool, prose: bool) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict)
+                           use_cache=not no_cache, strict=strict, prose=prose)
     started = time.perf_counter()
     with _progress() as progress:
         problems = _run(lambda: build_site(options, progress.update))
@@ -67,9 +69,10 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @ROOT
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @_report_options
-def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool) -> None:
+def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool,
+          prose: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
-    options = BuildOptions(root=root, drafts=drafts, strict=strict)
+    options = BuildOptions(root=root, drafts=drafts, strict=strict, prose=prose)
     with _progress() as progress:
         problems = _run(lambda: check_site(options, progress.update))
     _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))

@@ -8,6 +8,7 @@ export; :mod:`inlinevalues` resolves it against the export.
 
     {value}`REF`                   one value of the export, as authored, with its unit
     {value}`REF; nounit`           the same without the unit (a table column that names it)
+    {round}`REF; digits=N`         derived: the value rounded half-up to N decimal places, shown with ≈
     {ratio}`REF; REF; digits=N`    derived: the first divided by the second
     {sum}`REF; REF; ...`           derived: the values added
     {difference}`REF; REF`         derived: the first minus the second
@@ -28,12 +29,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-OPERATIONS = {"value": (1, 1), "ratio": (2, 2), "sum": (2, 16), "difference": (2, 2)}  # name -> (min, max) refs
-DERIVED = ("ratio", "sum", "difference")
+OPERATIONS = {"value": (1, 1), "round": (1, 1), "ratio": (2, 2), "sum": (2, 16), "difference": (2, 2)}
+DERIVED = ("round", "ratio", "sum", "difference")  # OPERATIONS maps a name to its (fewest, most) references
 MAX_DIGITS = 12
 _SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _DIGITS = re.compile(r"digits\s*=\s*(\S*)")
-SYNTAX_HINT = "write {value}`record-id/label`, or {ratio}, {sum} or {difference} with references separated by `;`"
+SYNTAX_HINT = ("write {value}`record-id/label`, {round}`record-id/label; digits=N`, or {ratio}, {sum} or {difference} "
+               "with references separated by `;`")
+ROLES_HINT = "inline values use {value}, {round}, {ratio}, {sum} or {difference}"
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ class RoleError:
 def parse_role(name: str, content: str) -> RoleSpec | RoleError:
     """The operation, references and options of one role, or what is wrong with it."""
     if name not in OPERATIONS:
-        return RoleError(f"unknown inline role {{{name}}}", "inline values use {value}, {ratio}, {sum} or {difference}")
+        return RoleError(f"unknown inline role {{{name}}}", ROLES_HINT)
     parts = [part.strip() for part in content.split(";")]
     refs: list[Ref] = []
     digits: int | None = None
@@ -95,7 +98,10 @@ def _checked(name: str, content: str, refs: tuple[Ref, ...], digits: int | None,
         return RoleError(f"{{{name}}} takes {wanted}, got {len(refs)}", SYNTAX_HINT)
     if digits is not None and name not in DERIVED:
         return RoleError("digits= rounds a derived value; {value} shows the value exactly as authored",
-                         "drop digits=, or derive the value with {ratio}, {sum} or {difference}")
+                         f"to round it, write {{round}}`{refs[0].text}; digits={digits}`")
+    if digits is None and name == "round":
+        return RoleError("{round} needs digits=N, the decimal places to keep", f"write {{round}}`{refs[0].text}; "
+                         "digits=2`")
     return RoleSpec(name, refs, digits, show_unit)
 
 

@@ -20,6 +20,8 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 def value_html(item: InlineValue, in_link: bool = False) -> str:
     if not item.derived:
         return _input_html(item.inputs[0], item.text, in_link)
+    if item.operation == "round":
+        return _input_html(item.inputs[0], item.text, in_link, f"Derived by the site: {item.note}. ")
     symbol = item.formula_symbol
     inputs = symbol.join(_input_html(part, part.display, in_link) for part in item.inputs)
     title = escape(f"Derived by the site: {item.note}.")
@@ -27,16 +29,17 @@ def value_html(item: InlineValue, in_link: bool = False) -> str:
             f'<span class="ev-formula"> (= {inputs})</span>')
 
 
-def _input_html(part: Selected, text: str, in_link: bool) -> str:
-    title = escape(part.title)
+def _input_html(part: Selected, text: str, in_link: bool, derived: str = "") -> str:
+    title = escape(derived + part.title)
+    kind = "ev-value ev-rounded" if derived else "ev-value"
     if part.evidence_url and not in_link:
-        return f'<a class="ev-value" href="{escape(part.evidence_url)}" title="{title}">{escape(text)}</a>'
-    return f'<span class="ev-value" title="{title}">{escape(text)}</span>'
+        return f'<a class="{kind}" href="{escape(part.evidence_url)}" title="{title}">{escape(text)}</a>'
+    return f'<span class="{kind}" title="{title}">{escape(text)}</span>'
 
 
 def value_markdown(item: InlineValue, in_link: bool = False) -> str:
     """The same visible text as the HTML; values link to their evidence (unless inside a link's text)."""
-    if not item.derived:
+    if not item.derived or item.operation == "round":
         return _input_markdown(item.inputs[0], item.text, in_link)
     inputs = item.formula_symbol.join(_input_markdown(part, part.display, in_link) for part in item.inputs)
     return f"{_text(item.text)} (= {inputs})"

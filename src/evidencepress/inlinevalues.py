@@ -94,7 +94,27 @@ def _resolve(name: str, content: str, export: Mapping[str, Any] | None,
     if spec.operation == "value":
         item = selected[0]
         return InlineValue("value", (item,), item.display if spec.show_unit else item.bare, "")
+    if spec.operation == "round":
+        return _round(spec, selected[0])
     return _derive(spec, tuple(selected), units)
+
+
+def _round(spec: RoleSpec, item: Selected) -> InlineValue | RoleError:
+    """≈ and the value rounded half-up; the literal itself when rounding would change nothing or add digits."""
+    if not item.is_number:
+        return RoleError(f"{{round}} needs a number, and `{item.ref}` is {item.kind}",
+                         "reference a numeric field, e.g. the result's value")
+    literal = jsontext.number_text(item.value)
+    exact = decimal.Decimal(literal)
+    digits = spec.digits if spec.digits is not None else 0
+    exponent = exact.as_tuple().exponent
+    if "e" in literal.lower() or not isinstance(exponent, int) or -exponent <= digits:
+        return InlineValue("value", (item,), item.display if spec.show_unit else item.bare, "")
+    rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    unit = f" {item.unit}" if item.unit and spec.show_unit else ""
+    places = f"{digits} decimal place" + ("" if digits == 1 else "s")
+    return InlineValue("round", (item,), f"≈{grouped(_plain(rounded))}{unit}",
+                       f"rounded half-up to {places} from {item.display}")
 
 
 def _shown(ref: Ref) -> str:

@@ -13,12 +13,14 @@ from typing import Any
 from .charts import duplicate_ids, plan_chart
 from .diagnostics import Location, Problem, error, has_errors, warning
 from .inlinevalues import resolve_inline_values
+from .prose import check_prose
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
 from .schemas import SchemaSet, schema_problems
 from .semantic import check_export, normalise_url
 
 
-def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, list[Problem]]:
+def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:
+    """``prose``: also warn about prose numbers that copy export values (prose.py)."""
     path = parsed.source.path
     problems: list[Problem] = []
     front, front_problems = _front_matter(parsed.front_matter, path, schemas)
@@ -35,6 +37,8 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
         parsed.tokens, parsed.body, parsed.body_line, path, export.value if export else None, schemas.units)
     if export is not None or parsed.export_fence is None:  # an unreadable export is reported once, as JSON
         problems += inline_problems
+    if prose and export is not None:
+        problems += check_prose(parsed.tokens, parsed.body, parsed.body_line, path, export.value)
     if front is None or has_errors(problems):
         return None, problems
     page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,

@@ -172,9 +172,10 @@ def _at(document: Any, path: JsonPath) -> Any:
 
 
 def _unit(export: Mapping[str, Any], path: JsonPath) -> str:
-    """The entry's unit applies to its value and to the numbers of its uncertainty, not to other fields."""
+    """The entry's unit applies to its value and to its uncertainty's deviation and bounds, not to other fields."""
     keys = [part for part in path if isinstance(part, str)]
-    if not keys or not (keys[-1] == "value" or "uncertainty" in keys):
+    in_uncertainty = "uncertainty" in keys and keys[keys.index("uncertainty") + 1:][:1] != ["spread_ratio"]
+    if not keys or not (keys[-1] == "value" or in_uncertainty):
         return ""
     cut = path.index("uncertainty") if "uncertainty" in path else len(path) - 1
     owner = _at(export, path[:cut])

@@ -85,8 +85,9 @@ def _matches(number: ProseNumber, candidates: Sequence[ExportNumber]) -> list[Ma
 
 def _match(number: ProseNumber, candidate: ExportNumber) -> str:
     written, reported = _normal(number.unit), _normal(candidate.unit)
-    if written and reported and _kind(written) != _kind(reported):
-        return ""  # a prose "16 GB" is not a "16 ms"
+    named = _normal(candidate.named_unit)
+    if written and (reported or named) and _kind(written) != _kind(reported or named):
+        return ""  # a prose "16 GB" is not a "16 ms", nor a count of tokens
     if number.value == candidate.value:
         return "equals"
     if written in _SCALES and reported in _SCALES and written != reported:
@@ -123,6 +124,8 @@ def _warning(where: Location, number: ProseNumber, matches: list[Match], export:
     else:
         message = f"{number.text} {number.unit} converts {shown}, a value of the export"
     references = [reference(m.number.path, export) for m in matches[:MAX_SUGGESTIONS]]
+    if kind == "rounds":  # the same rounding, said explicitly
+        references = [f"{{round}}`{ref[len('{value}`'):-1]}; digits={number.decimals}`" for ref in references]
     hint = "write " + " or ".join(references)
     if len(matches) > MAX_SUGGESTIONS:
         more = len(matches) - MAX_SUGGESTIONS
@@ -130,7 +133,7 @@ def _warning(where: Location, number: ProseNumber, matches: list[Match], export:
     if kind == "converts":
         hint += _conversion_note(number.unit, first.unit)
     elif kind == "rounds":
-        hint += "; derived values go through {ratio}, {sum} or {difference} with digits=N"
+        hint += "; a value computed by hand goes through {ratio}, {sum} or {difference}"
     return warning(where, message, RULE, hint=hint)
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from .charts import duplicate_ids, plan_chart
 from .diagnostics import Location, Problem, error, has_errors, warning
 from .inlinevalues import resolve_inline_values
-from .prose import check_prose
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
+from .prose import check_prose
 from .schemas import SchemaSet, schema_problems
 from .semantic import check_export, normalise_url
 

@@ -94,6 +94,16 @@ def test_a_derived_value_shows_its_formula_and_is_marked(tmp_path: Path) -> None
     assert '<span class="ev-derived" title="Derived by the site: sum of two values of the export.">' in prose
 
 
+def test_a_rounded_value_is_marked_and_never_gains_digits(tmp_path: Path) -> None:
+    body = ("Rounded {round}`Decode at C16; digits=1`, {round}`Decode at C16; digits=0; nounit`, "
+            "kept {round}`Decode at C16; digits=3` and {round}`Decode at C16; digits=5`.")
+    prose, markdown = built(tmp_path, body)
+    assert markdown == (f"Rounded [≈231.3 tokens/s]({EVIDENCE}), [≈231]({EVIDENCE}), kept [231.294 tokens/s]({EVIDENCE}) "
+                        f"and [231.294 tokens/s]({EVIDENCE}).")
+    assert (f'<a class="ev-value ev-rounded" href="{EVIDENCE}" title="Derived by the site: rounded half-up to 1 '
+            'decimal place from 231.294 tokens/s. Decode at C16 (example-record). one run.') in prose
+
+
 def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
     body = "See [the peak {value}`/memory_observations/peak/value`](#part).\n\n| C | rate |\n|---|--:|\n" \
            "| 1 | {value}`Decode at C1; nounit` |"
@@ -136,9 +146,10 @@ ERRORS = [
      "reference a numeric field, e.g. the result's value"),
     ("{value}`Decode at C1; digits=1`",
      "digits= rounds a derived value; {value} shows the value exactly as authored",
-     "drop digits=, or derive the value with {ratio}, {sum} or {difference}"),
+     "to round it, write {round}`Decode at C1; digits=1`"),
     ("{value}`Decode at C1; Decode at C16`", "{value} takes one reference, got 2",
-     "write {value}`record-id/label`, or {ratio}, {sum} or {difference} with references separated by `;`"),
+     "write {value}`record-id/label`, {round}`record-id/label; digits=N`, or {ratio}, {sum} or {difference} with "
+     "references separated by `;`"),
     ("{ratio}`Decode at C1; Decode at C16; digits=x`", "digits=x is not a number of decimal places",
      "write digits=0 to digits=12"),
     ("{value}`Decode at C1; nounit=yes`", "unknown option 'nounit=yes'",
@@ -146,7 +157,11 @@ ERRORS = [
     ("{value}`Decode at C11`", "`Decode at C11`: no reported result is labelled 'Decode at C11'",
      "did you mean 'Decode at C1'?"),
     ("{mean}`Decode at C1; Decode at C16`", "unknown inline role {mean}",
-     "inline values use {value}, {ratio}, {sum} or {difference}"),
+     "inline values use {value}, {round}, {ratio}, {sum} or {difference}"),
+    ("{round}`Decode at C1`", "{round} needs digits=N, the decimal places to keep", "write {round}`Decode at C1; digits=2`"),
+    ("{round}`Decode at C1#conditions.model; digits=1`",
+     "{round} needs a number, and `Decode at C1#conditions.model` is a string",
+     "reference a numeric field, e.g. the result's value"),
 ]
 
 

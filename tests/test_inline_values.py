@@ -148,8 +148,8 @@ ERRORS = [
      "digits= rounds a derived value; {value} shows the value exactly as authored",
      "to round it, write {round}`Decode at C1; digits=1`"),
     ("{value}`Decode at C1; Decode at C16`", "{value} takes one reference, got 2",
-     "write {value}`record-id/label`, {round}`record-id/label; digits=N`, or {ratio}, {sum} or {difference} with "
-     "references separated by `;`"),
+     ("write {value}`record-id/label`, {round}`record-id/label; digits=N`, or {ratio}, {sum} or {difference} with "
+     "references separated by `;`")),
     ("{ratio}`Decode at C1; Decode at C16; digits=x`", "digits=x is not a number of decimal places",
      "write digits=0 to digits=12"),
     ("{value}`Decode at C1; nounit=yes`", "unknown option 'nounit=yes'",

@@ -29,7 +29,8 @@ The HTML comments are invisible when the file is displayed and carry what
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from . import jsontext
 from .bodyscan import pieces

@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 content errors, 2 usage errors (click's own).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 import time
@@ -17,6 +18,8 @@ from . import __version__
 from .build import BuildOptions, ConfigError, build_site, check_site
 from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
 from .progress import Progress
+from .schemaref import NAMES as SCHEMA_NAMES
+from .schemas import load_schemas, schema_folder
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -77,6 +80,54 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
         problems = _run(lambda: check_site(options, progress.update))
     _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command()
+@click.argument("target")
+@ROOT
+@click.option("--title", help="The article's title (default: from the slug).")
+@click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
+def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
+    """Write an article skeleton that passes check, e.g. `new guides/my-article`."""
+    from .scaffold import article_skeleton, parse_target
+
+    parsed = parse_target(target)
+    if isinstance(parsed, str):
+        raise click.BadParameter(parsed, param_hint="TARGET")
+    if not (root / "site.toml").is_file():
+        raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, or pass --root DIR")
+    path = root / "content" / parsed.rel
+    existing = path if path.exists() else path.with_suffix("") / "index.md"
+    if existing.exists():
+        raise click.UsageError(f"{existing} already exists; edit it, or choose another slug")
+    day = checked.date() if checked is not None else dt.date.today()
+    text = article_skeleton(parsed, load_schemas(schema_folder(root)), day, title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"created content/{parsed.rel}: a draft; `evidencepress build --drafts` shows it, "
+               "and removing `draft: true` publishes it")
+
+
+@main.command()
+@click.argument("name", required=False, metavar="[NAME]", type=click.Choice(sorted(SCHEMA_NAMES)))
+@ROOT
+@click.option("--reference", is_flag=True, help="A readable field reference instead of the JSON Schema.")
+def schema(name: str | None, root: Path, reference: bool) -> None:
+    """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
+    from .schemaref import field_reference
+
+    schemas = load_schemas(schema_folder(root))
+    if name is None:
+        click.echo("Schemas published with the site under /schema/:")
+        for short, (file, _, _) in SCHEMA_NAMES.items():
+            title = schemas.documents[file].get("title", "Unit vocabulary")
+            click.echo(f"  {short.ljust(12)} {file.ljust(24)} {title}")
+        click.echo("`evidencepress schema NAME` prints one; add --reference for its fields in words.")
+    elif reference:
+        click.echo(field_reference(schemas, name), nl=False)
+    else:
+        data = dict(schemas.published)[SCHEMA_NAMES[name][0]]
+        click.echo(data.decode("utf-8"), nl=not data.endswith(b"\n"))
 
 
 @main.command(name="import")

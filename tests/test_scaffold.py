@@ -29,6 +29,8 @@ def site(tmp_path: Path) -> Path:
 
 def test_new_writes_a_draft_that_checks_and_builds_without_a_warning(tmp_path: Path) -> None:
     root = site(tmp_path)
+    (root / "content").mkdir()
+    assert run("build", "--root", str(root), "--jobs", "1").exit_code == 0  # a site whose exports/ are current
     created = run("new", "guides/decode-on-one-spark", "--root", str(root), "--checked", "2026-11-30")
     assert created.exit_code == 0
     assert created.stdout == ("created content/guides/decode-on-one-spark.md: a draft; `evidencepress build --drafts` "

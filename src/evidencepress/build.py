@@ -9,47 +9,46 @@ write. Each returns all problems of the run.
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
+from jinja2 import TemplateError
+
+from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
-from .config import RESERVED_FOLDERS, SiteConfig, load_config
-from .diagnostics import Location, Problem, error, has_errors, note, strict
+from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
+from .diagnostics import Location, Problem, error, has_errors, strict
+from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
-from .model import Asset, Page, ParsedPage
+from .model import Asset, Page, SourceFile
+from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
+from .options import ConfigError as ConfigError
+from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
+from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
     SiteContext,
-    article_json,
     create_environment,
     listings,
     navigation,
     render_article,
     render_listing,
     template_folder,
+    template_problem,
 )
-from .schemas import SchemaSet, load_schemas, schema_folder
+from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
-EXPORTS_DIR = "exports"
-CACHE_DIR = ".cache/charts"
+CACHE_ROOT = ".cache"
+CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
+JOURNAL = ".cache/write-journal.json"
 StageProgress = Callable[[str, int, int], None]  # (stage, done, total): what a long run is doing
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    root: Path
-    out: Path | None = None
-    drafts: bool = False
-    base_url: str | None = None
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    use_cache: bool = True
-    strict: bool = False
-    prose: bool = True  # warn about prose numbers that copy export values instead of referencing them
+# Rules a build option turns off. Page outcomes (cached) always carry them; plan_site leaves them out.
+_PROSE_RULE = "prose-number"
+_DRAFT_RULE = "draft"
 
 
 @dataclass(frozen=True)
@@ -60,59 +59,101 @@ class SitePlan:
     schemas: SchemaSet
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
-class ConfigError(Exception):
-    """The site cannot be read at all (no site.toml): a usage error, exit 2."""
+@dataclass(frozen=True)
+class Setup:
+    """What every page is checked against: the schemas and the site configuration."""
 
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems[0].format())
-        self.problems = problems
+    schemas: SchemaSet
+    config: SiteConfig
 
 
-def plan_site(options: BuildOptions, progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
+def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
+    """Schemas and site.toml (with --base-url). Raises ConfigError when there is no site."""
     root = options.root
-    schemas = load_schemas(schema_folder(root))
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
     config, problems = load_config(root, schemas)
     if config is None:
         if not (root / "site.toml").is_file():
             raise ConfigError(problems)
         return None, problems
     if options.base_url:
-        config = config.with_base_url(options.base_url)
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
+    return Setup(schemas, config), problems
+
+
+def page_store(options: BuildOptions) -> Store:
+    """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
+    return Store(caches_of(options) / PAGES if options.use_cache else None)
+
+
+def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | None = None,
+              progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
+    """Read, parse and validate every page, check links: all problems, nothing drawn or written.
+    Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
+    problems: list[Problem] = []
+    if setup is None:
+        setup, problems = load_setup(options)
+        if setup is None:
+            return None, problems
+    root, schemas, config = options.root, setup.schemas, setup.config
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    store = store if store is not None else page_store(options)
     drafts: list[str] = []
     for number, source in enumerate(content.pages):
         if progress is not None:
             progress("checking pages", number, len(content.pages))
-        parsed, page_problems = parse_page(source)
-        problems += page_problems
-        if parsed is None:
-            continue
-        page, page_problems = validate_page(parsed, schemas, options.prose)
-        problems += page_problems
+        page, page_problems = _validated(source, schemas, store)
+        problems += [p for p in page_problems if _wanted(p, options)]
         if page is not None and page.front.draft and not options.drafts:
             drafts.append(page.url)
-            problems.append(_draft_note(parsed))
         elif page is not None:
             pages.append(page)
     problems += _url_collisions(pages, config)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas), frozenset(drafts))
+    problems += _file_collisions(pages, content.assets, content.static, config, schemas)
+    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
+                            {"/" + item.rel for item in content.static}, frozenset(drafts))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
 
 
-def _draft_note(parsed: ParsedPage) -> Problem:
-    """A draft is left out of the build: say so, so that a missing page is never a mystery."""
-    front = parsed.front_matter
-    where = front.positions.of_key(("draft",)) if front is not None else Location(parsed.source.path)
-    return note(where, f"{parsed.source.url} is a draft, left out of the build", "draft", "draft",
-                "build with --drafts to include it; remove `draft: true` to publish it")
+def _wanted(problem: Problem, options: BuildOptions) -> bool:
+    """A page's prose warnings unless --no-prose; its draft note unless --drafts builds it."""
+    if problem.rule == _PROSE_RULE:
+        return options.prose
+    return not (problem.rule == _DRAFT_RULE and options.drafts)
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
+
+
+def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
+    """Parse and validate one page, or read the outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code."""
+    key = page_key(source, schemas.fingerprint)
+    cached = load_page(store, key, source)
+    if cached is not None:
+        return cached
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    save_page(store, key, page, problems)
+    return page, problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
@@ -123,6 +164,24 @@ def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
         for p in pages
         if p.url in generated
     ]
+
+
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], config: SiteConfig,
+                     schemas: SchemaSet) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), config, schemas) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
 
 
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteConfig, schemas: SchemaSet) -> set[str]:
@@ -154,13 +213,16 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
             files[listing.url.lstrip("/") + name] = data
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.root / CACHE_DIR
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
     for asset in plan.assets:
         files[asset.rel] = asset.data
+    for item in plan.static:
+        files[item.rel] = item.data
+    files[MARKER] = MARKER_TEXT
     files["static/style.css"] = (template_folder(options.root) / "static" / "style.css").read_bytes()
     for name, data in plan.schemas.published:
         files[f"schema/{name}"] = data
@@ -171,56 +233,80 @@ def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
 
 
-def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, bytes]:
-    """exports/<url path>.json: the same bytes as each article's index.json."""
-    exports: dict[str, bytes] = {}
-    for page in plan.pages:
-        exports[page.url.strip("/") + ".json"] = site_files[page.url.lstrip("/") + "index.json"]
-    return exports
+def site_files(options: BuildOptions, store: Store | None = None,
+               progress: StageProgress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+    """Plan and render without writing the output: every file of the site by path (for serve).
+    ``store`` (kept across rebuilds by serve) is committed when the site is good."""
+    store = store if store is not None else page_store(options)
+    plan, problems = plan_site(options, store=store)
+    if plan is None:
+        return None, problems
+    files, render_problems = _rendered(plan, options, progress)
+    if files is not None and options.use_cache:
+        store.commit()
+    return files, problems + render_problems
 
 
-def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
-    return options.out if options.out is not None else options.root / plan.config.output
+def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> tuple[dict[str, bytes] | None,
+                                                                                         list[Problem]]:
+    try:
+        return render_site(plan, options, progress), []
+    except TemplateError as exc:
+        return None, [template_problem(exc, options.root)]
 
 
-def build_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options, progress)
+def build_site(options: BuildOptions, progress: StageProgress | None = None,
+               checkpoint: Checkpoint | None = None) -> list[Problem]:
+    """Validate, render and write. ``checkpoint`` is called between the write's steps
+    (the fault-injection tests kill the process there)."""
+    setup, problems = load_setup(options)
+    if setup is None:
+        return problems
+    out = options.out if options.out is not None else options.root / setup.config.output
+    digest = inputs_digest(options, out) if options.use_cache else None
+    refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
+    if refused is not None:
+        raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
+    store = page_store(options)
+    plan, plan_problems = plan_site(options, setup, store, progress)
+    problems += plan_problems
     if plan is None:
         return problems
-    out = output_dir(plan, options)
-    refused = _refused_output(out, options.root)
-    if refused:
-        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
-    files = render_site(plan, options, progress)
-    if progress is not None:
-        progress("writing", 0, 0)
+    files, render_problems = _rendered(plan, options, progress)
+    if files is None:
+        return problems + render_problems
+    exports = export_files(plan.pages, _context(plan), plan.schemas)
+    trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
-        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+        if progress is not None:
+            progress("writing", 0, 0)
+        write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="nothing was changed; free space or fix permissions, then build again")]
+                                 hint="the previous output is in place; free space or fix permissions, "
+                                      "then build again")]
+    if options.use_cache:
+        store.commit()
+        _remember(options, digest, problems, out, files)
+        prune_caches(caches_of(options))
     return problems
 
 
-def _refused_output(out: Path, root: Path) -> str:
-    """Why ``out`` must not be replaced by the built site, or ""."""
-    out, root = out.resolve(), root.resolve()
-    if out == root or out in root.parents:
-        return f"the output folder {out} holds the site root; building there would replace it"
-    for own in sorted(RESERVED_FOLDERS):
-        if out == root / own or (root / own) in out.parents:
-            return f"the output folder {out} is the site's own {own}/"
-    return ""
+def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
+              files: dict[str, bytes]) -> None:
+    """Record the build, unless an input changed while it ran (then the record would lie)."""
+    if digest is None or inputs_digest(options, out) != digest:
+        return
+    exports = options.root / EXPORTS_DIR
+    sizes = tuple(sorted((rel, len(data)) for rel, data in files.items()))
+    remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
 def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options, progress)
+    plan, problems = plan_site(options, progress=progress)
     if plan is None:
         return problems
-    ctx = _context(plan)
-    expected = {page.url.strip("/") + ".json": article_json(page, ctx) for page in plan.pages}
-    if read_tree(options.root / EXPORTS_DIR) != expected:
-        problems.append(error(Location(EXPORTS_DIR), "exports/ is stale: run `make build`", "exports",
-                              hint="exports/ holds each page's index.json for review; commit it after building"))
-    return problems
+    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    found = read_tree(options.root / EXPORTS_DIR)
+    return problems + stale_exports(expected, found, plan.pages, options.root)

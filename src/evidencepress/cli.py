@@ -11,15 +11,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
 from . import __version__
-from .build import BuildOptions, ConfigError, build_site, check_site
 from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
+from .options import BuildOptions, ConfigError
 from .progress import Progress
-from .schemaref import NAMES as SCHEMA_NAMES
-from .schemas import load_schemas, schema_folder
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -31,6 +30,9 @@ ALL_WARNINGS = click.option("--all-warnings", is_flag=True,
                             help="List every warning instead of the first few of each rule.")
 PROSE = click.option("--prose/--no-prose", default=True, show_default=True,
                      help="Warn about numbers in the prose that copy export values instead of referencing them.")
+# `evidencepress schema NAME` (schemaref.NAMES maps each to its file; not imported here, it loads jsonschema)
+SCHEMA_CHOICES = ("export", "conditions", "chart", "frontmatter", "site", "units")
+DEFAULT_REPORT = TextOptions()  # how a usage error or a failed diff build is reported
 
 
 def _report_options(function: Callable[..., None]) -> Callable[..., None]:
@@ -43,6 +45,20 @@ def _report_options(function: Callable[..., None]) -> Callable[..., None]:
 @click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
     """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+    _tolerant_streams()
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot show a character (PYTHONIOENCODING=latin-1) gets an
+    escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "") in ("utf8", "utf8sig")
 
 
 @main.command()
@@ -52,15 +68,16 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @_report_options
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str, quiet: bool, all_warnings: bool, prose: bool) -> None:
+          force: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool, prose: bool) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict, prose=prose)
+                           use_cache=not no_cache, strict=strict, force=force, prose=prose)
     started = time.perf_counter()
     with _progress() as progress:
-        problems = _run(lambda: build_site(options, progress.update))
+        problems = _run(lambda: _build(options, progress))
     _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
@@ -75,6 +92,8 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool,
           prose: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
+    from .build import check_site
+
     options = BuildOptions(root=root, drafts=drafts, strict=strict, prose=prose)
     with _progress() as progress:
         problems = _run(lambda: check_site(options, progress.update))
@@ -90,6 +109,7 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
     """Write an article skeleton that passes check, e.g. `new guides/my-article`."""
     from .scaffold import article_skeleton, parse_target
+    from .schemas import load_schemas, schema_folder
 
     parsed = parse_target(target)
     if isinstance(parsed, str):
@@ -109,25 +129,90 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
 
 
 @main.command()
-@click.argument("name", required=False, metavar="[NAME]", type=click.Choice(sorted(SCHEMA_NAMES)))
+@click.argument("name", required=False, metavar="[NAME]", type=click.Choice(SCHEMA_CHOICES))
 @ROOT
 @click.option("--reference", is_flag=True, help="A readable field reference instead of the JSON Schema.")
 def schema(name: str | None, root: Path, reference: bool) -> None:
     """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
-    from .schemaref import field_reference
+    from .schemaref import NAMES, field_reference
+    from .schemas import load_schemas, schema_folder
 
     schemas = load_schemas(schema_folder(root))
     if name is None:
         click.echo("Schemas published with the site under /schema/:")
-        for short, (file, _, _) in SCHEMA_NAMES.items():
+        for short, (file, _, _) in NAMES.items():
             title = schemas.documents[file].get("title", "Unit vocabulary")
             click.echo(f"  {short.ljust(12)} {file.ljust(24)} {title}")
         click.echo("`evidencepress schema NAME` prints one; add --reference for its fields in words.")
     elif reference:
         click.echo(field_reference(schemas, name), nl=False)
     else:
-        data = dict(schemas.published)[SCHEMA_NAMES[name][0]]
+        data = dict(schemas.published)[NAMES[name][0]]
         click.echo(data.decode("utf-8"), nl=not data.endswith(b"\n"))
+
+
+@main.command(name="diff")
+@click.argument("base")
+@click.argument("head", required=False)
+@ROOT
+@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="A report for a pull-request comment, or the same as data.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are changes and 0 when none, like git diff.")
+@click.option("--old-url", help="Where BASE's site is published: the report links to its pages and chart pictures.")
+@click.option("--new-url", help="Where HEAD's site is published (e.g. a preview deployment).")
+@click.option("--charts-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the old/ and new/ SVGs of every changed chart into this new or empty folder.")
+@click.option("--max-chars", type=click.IntRange(min=2000), default=65536, show_default=True,
+              help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, old_url: str | None,
+         new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
+    """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
+
+    HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
+    """
+    from . import review
+    from .writer import write_trees
+
+    if charts_dir is not None and charts_dir.exists() and any(charts_dir.iterdir()):
+        raise click.BadParameter(f"{charts_dir} is not empty; give a new or empty folder", param_hint="--charts-dir")
+    try:
+        with review.signals_interrupt():
+            change = review.review_change(base, head, review.DiffOptions(root=root, jobs=jobs))
+    except review.DiffUsageError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except review.BuildFailed as exc:
+        _report(exc.problems, "text")
+        click.echo(f"diff failed: {exc}", err=True)
+        sys.exit(1)
+    if charts_dir is not None:
+        write_trees({charts_dir: review.chart_pictures(change)}, charts_dir.parent / f".{charts_dir.name}.journal")
+    if output_format == "json":
+        click.echo(review.json_report(change, old_url, new_url), nl=False)
+    else:
+        options = review.ReportOptions(old_url, new_url, charts_dir is not None, max_chars)
+        click.echo(review.markdown_report(change, options), nl=False)
+    sys.exit(1 if exit_code and change.changed else 0)
+
+
+@main.command()
+@ROOT
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+    """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
+    from .serve import PortUnavailable, run_server
+
+    try:
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+    except PortUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
 
 
 @main.command(name="import")
@@ -137,29 +222,53 @@ def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
     from .importer import ImportError_, import_markdown
 
+    data = file.read_bytes()
     try:
-        article = import_markdown(file.read_text(encoding="utf-8"))
+        article = import_markdown(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        _fail(f"{file}:{line}:1: error: not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded [import]")
     except ImportError_ as exc:
-        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
-        sys.exit(1)
+        _fail(f"{file}:{exc.line}:1: error: {exc} [import]\n  hint: import reads the index.md that build publishes")
     if output is None:
         click.echo(article, nl=False)
-    else:
+        return
+    try:
         output.write_text(article, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: error: cannot write: {exc.strerror or exc} [import]")
+
+
+def _fail(text: str) -> NoReturn:
+    click.echo(text, err=True)
+    sys.exit(1)
+
+
+def _build(options: BuildOptions, progress: Progress) -> list[Problem]:
+    """The output of unchanged inputs is already in place (the build record says so), or a full build.
+    The pipeline is imported only for the second."""
+    from .record import replay
+
+    replayed = replay(options)
+    if replayed is not None:
+        return replayed
+    from .build import build_site
+
+    return build_site(options, progress.update)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
     try:
         return action()
     except ConfigError as exc:
-        _report(exc.problems, "text", TextOptions())
+        _report(exc.problems, "text")
         sys.exit(2)
 
 
-def _report(problems: list[Problem], output_format: str, options: TextOptions) -> None:
+def _report(problems: list[Problem], output_format: str, options: TextOptions = DEFAULT_REPORT) -> None:
     ordered = sort_problems(problems)
-    if output_format == "json":
-        click.echo(format_json(ordered), nl=False)
+    if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
+        click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
         click.echo(format_text(ordered, options), nl=False, err=True)
 

@@ -190,9 +190,9 @@ def _severity_counts(counts: Counter[Severity]) -> str:
     return ", ".join(parts) or "0 problems"
 
 
-def format_json(problems: Sequence[Problem]) -> str:
+def format_json(problems: Sequence[Problem], ascii_only: bool = False) -> str:
     """Every problem as data, never folded (the shape of ``Problem.as_dict``)."""
-    return json.dumps([p.as_dict() for p in problems], indent=2, ensure_ascii=False) + "\n"
+    return json.dumps([p.as_dict() for p in problems], indent=2, ensure_ascii=ascii_only) + "\n"
 
 
 def _plural(count: int, noun: str) -> str:

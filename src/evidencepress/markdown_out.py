@@ -35,7 +35,6 @@ from typing import Any
 from . import jsontext
 from .bodyscan import pieces
 from .inlinerender import value_markdown
-from .markdown import CHART_INFO, EXPORT_INFO
 from .model import Page
 
 META_OPEN = "<!-- evidencepress: "
@@ -74,18 +73,18 @@ def _body(page: Page) -> str:
     """The body with the export fence removed, chart fences shown as images and inline values as text."""
     lines = values_as_text(page).split("\n")
     charts = {chart.line - page.body_line: chart for chart in page.charts}
+    specs = {fence.body_index: fence.content for fence in page.chart_fences}
     replaced: list[tuple[int, int, list[str]]] = []
     for token in page.tokens:
         if token.type != "fence" or not token.map:
             continue
-        info = " ".join(token.info.split())
         start, end = token.map
-        if info == EXPORT_INFO:
+        if start == page.export_index:
             if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
                 end += 1  # do not leave two blank lines where the fence stood
             replaced.append((start, end, []))
-        elif info == CHART_INFO and start in charts:
-            replaced.append((start, end, _chart_lines(charts[start], token.content)))
+        elif start in charts:
+            replaced.append((start, end, _chart_lines(charts[start], specs[start])))
     for start, end, new in sorted(replaced, reverse=True):
         lines[start:end] = new
     return "\n".join(lines)

@@ -7,6 +7,7 @@ show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
 from __future__ import annotations
 
 import functools
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
@@ -16,6 +17,7 @@ from markupsafe import Markup
 
 from . import jsontext
 from .config import SiteConfig
+from .diagnostics import Location, Problem, error
 from .markdown import headings, render_tokens
 from .markdown_out import article_markdown, listing_markdown
 from .model import Page
@@ -56,6 +58,25 @@ class SiteContext:
     config: SiteConfig
     nav: tuple[NavItem, ...]
     schema_url: str
+
+
+def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
+    """A template that fails to compile or to render, at its file and line."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
+    if path is None:  # a runtime error: Jinja points the traceback into the template
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
+        if frames:
+            path, line = frames[-1].filename, frames[-1].lineno or 0
+    shown = _shown_path(Path(path), root) if path else "templates/"
+    return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
+                 hint="fix the template; every variable a template uses must be one the renderer passes")
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def template_folder(root: Path) -> Path:
@@ -115,7 +136,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
             multi_panel=len({row.panel for row in chart.rows}) > 1,
             has_series=any(row.series is not None for row in chart.rows),
         )
-    body = Markup(render_tokens(page.tokens, page.url, figures, page.inline_values))
+    hidden = frozenset({page.export_index} if page.export_index is not None else ())
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(
         **_base(ctx, page.url),

@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from .charts import duplicate_ids, plan_chart
-from .diagnostics import Location, Problem, error, has_errors, warning
+from .diagnostics import Location, Problem, error, has_errors, note, warning
 from .inlinevalues import resolve_inline_values
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
 from .prose import check_prose
@@ -20,7 +20,8 @@ from .semantic import check_export, normalise_url
 
 
 def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:
-    """``prose``: also warn about prose numbers that copy export values (prose.py)."""
+    """``prose``: also warn about prose numbers that copy export values (prose.py). A valid draft
+    gets a note (rule ``draft``) that the build leaves out unless it builds drafts."""
     path = parsed.source.path
     problems: list[Problem] = []
     front, front_problems = _front_matter(parsed.front_matter, path, schemas)
@@ -42,8 +43,20 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     if front is None or has_errors(problems):
         return None, problems
     page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,
-                export.value if export else None, tuple(charts), inline_values)
+                export.value if export else None, tuple(charts),
+                parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
+                inline_values=inline_values)
+    if front.draft:
+        problems.append(_draft_note(parsed))
     return page, problems
+
+
+def _draft_note(parsed: ParsedPage) -> Problem:
+    """A draft is left out of the build: say so, so that a missing page is never a mystery."""
+    front = parsed.front_matter
+    where = front.positions.of_key(("draft",)) if front is not None else Location(parsed.source.path)
+    return note(where, f"{parsed.source.url} is a draft, left out of the build", "draft", "draft",
+                "build with --drafts to include it; remove `draft: true` to publish it")
 
 
 def _export_problems(export: Document, front: FrontMatter | None, schemas: SchemaSet) -> list[Problem]:

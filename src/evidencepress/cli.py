@@ -107,7 +107,7 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 @click.option("--title", help="The article's title (default: from the slug).")
 @click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
-    """Write an article skeleton that passes check, e.g. `new guides/my-article`."""
+    """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
     from .scaffold import article_skeleton, parse_target
     from .schemas import load_schemas, schema_folder
 

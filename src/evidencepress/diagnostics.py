@@ -6,6 +6,11 @@ The CLI formats them in the compiler style of SPEC §4.4::
 
     content/guides/a.md:143:21: error: reported_results[4].conditions.concurrency: expected ... [schema]
       hint: write null when the source does not report concurrency
+
+:func:`format_text` lists them (warnings of one rule beyond the first few
+folded into a count, or errors only with ``quiet``), then a summary by rule
+and by file when the run has more than one of either, then the count. A
+``note`` informs (a draft left out) and never fails a build.
 """
 
 from __future__ import annotations

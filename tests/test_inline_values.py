@@ -215,3 +215,12 @@ def test_parse_role_grammar() -> None:
     assert parse_role("value", "Not A Slug/label") == RoleSpec(
         "value", (Ref("Not A Slug/label", "", "Not A Slug/label", "value", ""),), None, True)
     assert isinstance(parse_role("sum", "a;;b"), RoleError)
+
+
+def test_a_value_where_it_cannot_be_shown_is_an_error(tmp_path: Path) -> None:
+    root = site(tmp_path, "An image ![rate {value}`Decode at C1`](/x.png) keeps its alt text plain.")
+    outcome = run(root, "check")
+    line = at(root, "An image").rsplit(":", 1)[0]
+    assert outcome.stderr.startswith(f"{line}:1: error: an inline value where it cannot be shown: "
+                                     "{value}`Decode at C1` [inline-value]\n  hint: write inline values in the text "
+                                     "of paragraphs, lists and tables\n")

@@ -75,7 +75,35 @@ def resolve_inline_values(tokens: Sequence[Token], body: str, body_line: int, fi
             problems.append(error(where, outcome.message, RULE, hint=outcome.hint))
         else:
             resolved[key] = outcome
+    problems += _elsewhere(tokens, file, body_line, {p.location.line for p in problems}, resolved)
     return resolved, problems
+
+
+def _elsewhere(tokens: Sequence[Token], file: str, body_line: int, reported: set[int],
+               resolved: dict[tuple[str, str], InlineValue]) -> list[Problem]:
+    """A role where the body scan does not look (an image's alt text): never rendered as a value."""
+    problems: list[Problem] = []
+    for block, role in _roles(tokens):
+        line = body_line + (block.map[0] if block.map else 0)
+        if (role.meta.get("name", ""), role.content) not in resolved and line not in reported:
+            problems.append(error(Location(file, line, 1), f"an inline value where it cannot be shown: "
+                                  f"{{{role.meta.get('name', '')}}}`{role.content}`", RULE,
+                                  hint="write inline values in the text of paragraphs, lists and tables"))
+            reported.add(line)
+    return problems
+
+
+def _roles(tokens: Sequence[Token]) -> list[tuple[Token, Token]]:
+    """(block, role) for every role token under the inline blocks, however deeply nested."""
+    found: list[tuple[Token, Token]] = []
+    for block in tokens:
+        stack = list(block.children or ())
+        while stack:
+            child = stack.pop()
+            if child.type == "myst_role":
+                found.append((block, child))
+            stack.extend(child.children or ())
+    return found
 
 
 def _resolve(name: str, content: str, export: Mapping[str, Any] | None,

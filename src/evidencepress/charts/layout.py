@@ -115,6 +115,7 @@ def place_slots(
     where: Canvas,
     cell_lines: list[int] | None = None,
     prefix: str = "",
+    least: list[int] | None = None,
 ) -> tuple[tuple[Slot, ...], int]:
     """Slots with their wrapped labels and (horizontal) px extent; and the plot height.
 
@@ -130,6 +131,7 @@ def place_slots(
             cursor += style.SOURCE_HEADER
         text_lines = max(len(lines), cell_lines[index] if cell_lines else 0)
         size = _slot_size(text_lines, len(group.points) if stacked else 1) if horizontal else 0
+        size = max(size, least[index] if least and horizontal else 0)
         slots.append(Slot(group.label, lines, group.source, group.block, group.points, cursor, size))
         cursor += size
     return tuple(slots), (cursor if horizontal else where.vertical_plot)
@@ -153,22 +155,25 @@ def legend_rows(items: tuple[LegendItem, ...], where: Canvas) -> tuple[tuple[int
     return tuple(tuple(row) for row in rows)
 
 
-def below_plot(kind: str, horizontal: bool, slots: tuple[Slot, ...]) -> int:
-    """Height of the band under the plot: tick labels and axis label."""
-    if kind == "status":
-        return 6
+def axis_below(horizontal: bool, slots: tuple[Slot, ...], axis_title: bool = False) -> int:
+    """Height of the band under a plot with a value or category axis: tick labels, axis title."""
     if horizontal:
         return style.AXIS_BAND
     lines = max((len(s.lines) for s in slots), default=1)
-    band = lines * style.TICK_LINE + 12
-    return band + (style.AXIS_LABEL_BAND if kind == "line" else 0)
+    return lines * style.TICK_LINE + 12 + (style.AXIS_LABEL_BAND if axis_title else 0)
 
 
-def above_plot(kind: str, horizontal: bool, columns: int) -> int:
-    """Height of the band over the plot: the unit of a vertical value axis, status column headers."""
-    if kind == "status":
-        return COLUMN_HEADER if columns else 0
+def unit_above(horizontal: bool, columns: int) -> int:
+    """Height of the band over a plot: the unit of a vertical value axis."""
     return 0 if horizontal else style.UNIT_BAND
+
+
+def always_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float]) -> bool:
+    return True
+
+
+def never_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float]) -> bool:
+    return False
 
 
 def panel_box(

@@ -11,12 +11,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from .. import jsontext
-from ..diagnostics import Location, Problem
+from ..diagnostics import Location, Problem, has_errors
 from ..model import Positions
-from . import guards, layout, style
+from . import checks, guards, layout, limits, style
 from .entry import Context, Extracted
-from .model import ChartPlan, ChartRow, ChartSpec, LegendItem, PanelBox, PanelPlan, PanelSpec, Point
-from .select import select_entries
+from .fieldpath import Missing, resolve_pointer
+from .kinds import LegendInput, kind_of
+from .model import ChartPlan, ChartRow, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
+from .select import Selected, select_entries
+from .states import unmapped_problem
+from .uncertainty import is_number
 from .values import extract
 
 
@@ -32,6 +36,7 @@ class _Panel:
     separate: bool
     rows: tuple[ChartRow, ...]
     notes: tuple[str, ...]
+    references: tuple[Reference, ...]
 
 
 def build_plan(
@@ -45,46 +50,117 @@ def build_plan(
         problems += found
         if built is not None:
             panels.append(built)
-    if problems:
+    if has_errors(problems):
         return None, problems
     wide = _chart(spec, panels, positions, fence_line, layout.WIDE)
     narrow = _chart(spec, panels, positions, fence_line, layout.NARROW)
-    return replace(wide, narrow=narrow), []
+    return replace(wide, narrow=narrow), problems
 
 
 def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel | None, list[Problem]]:
+    """A panel's values, or the errors that stop it; warnings ride along with the values."""
     selected, problems = select_entries(panel, export, positions)
     if problems:
         return None, problems
     ctx = Context(panel, positions)
-    extracted: list[Extracted] = []
-    for item in selected:
-        result, found = extract(item, ctx)
-        problems += found
-        if result is not None:
-            extracted.append(result)
+    too_many = limits.too_many_entries(len(selected) * max(len(panel.columns), 1), ctx)
+    if too_many is not None:
+        return None, [too_many]
+    items, extracted, problems = _extract_all(selected, ctx)
     if problems:
         return None, _merge(problems)
+    unmapped = [e.point.state for e in extracted if kind_of(panel.kind).values == "state" and not e.point.tone]
+    if unmapped:
+        return None, [unmapped_problem(ctx, unmapped)]
+    references, problems = _references(panel, export, ctx)
+    points = [e.point for e in extracted]
+    limit = (
+        limits.too_many_observations(points, ctx) or limits.long_texts(points, ctx)
+        or limits.out_of_range(points, references, ctx)
+    )
+    if problems or limit is not None:
+        return None, problems + ([limit] if limit is not None else [])
     unit, problems = guards.panel_unit(panel, extracted, positions)
     x_numeric = False
     if panel.kind == "line":
         x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)
         problems += found
-    points = [e.point for e in extracted]
     separate = guards.separate_sources(points, export)
     if panel.kind == "line" and separate and panel.series is None:
         points = [replace(p, series=p.source) for p in points]
     series = (
         tuple(dict.fromkeys(p.series for p in points if p.series))
-        if panel.series or (separate and panel.kind == "line")
+        if panel.series or panel.columns or (separate and panel.kind == "line")
         else ()
     )
     problems += guards.series_count(panel, series, positions)
     if problems:
         return None, problems
+    warnings = _warnings(panel, items, points, references, positions)
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    return _Panel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes), []
+    return _Panel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references), warnings
+
+
+def _extract_all(
+    selected: list[Selected], ctx: Context
+) -> tuple[list[Selected], list[Extracted], list[Problem]]:
+    """Each selected entry as a point; a status grid gives one point per entry and column."""
+    panel = ctx.panel
+    columns = [(ctx, "")] if not panel.columns else [
+        (Context(replace(panel, y=c.y, states=c.states + panel.states, series=None), ctx.positions), c.title)
+        for c in panel.columns
+    ]
+    items: list[Selected] = []
+    extracted: list[Extracted] = []
+    problems: list[Problem] = []
+    for item in selected:
+        for column_ctx, title in columns:
+            result, found = extract(item, column_ctx)
+            problems += found
+            if result is not None:
+                if title:
+                    result = replace(result, point=replace(result.point, series=title),
+                                     rows=tuple(replace(r, series=title) for r in result.rows))
+                items.append(item)
+                extracted.append(result)
+    return items, extracted, problems
+
+
+def _references(panel: PanelSpec, export: Any, ctx: Context) -> tuple[tuple[Reference, ...], list[Problem]]:
+    """Reference lines: literal numbers, or numbers the export holds (a limit, a capacity)."""
+    found: list[Reference] = []
+    problems: list[Problem] = []
+    for spec in panel.references:
+        if spec.pointer is None:
+            found.append(Reference(spec.value if spec.value is not None else 0, spec.label))
+            continue
+        value = resolve_pointer(export, spec.pointer) if isinstance(export, dict) else Missing("", ())
+        if isinstance(value, Missing) or not is_number(value):
+            what = "does not resolve" if isinstance(value, Missing) else f"points to {value!r}, not a number"
+            problems.append(ctx.problem("reference", f"reference {spec.pointer} {what}", "chart-select",
+                                        "a reference line is a number the export holds"))
+        else:
+            found.append(Reference(value, spec.label))
+    return tuple(found), problems
+
+
+def _warnings(
+    panel: PanelSpec, items: list[Selected], points: list[Point], references: tuple[Reference, ...],
+    positions: Positions,
+) -> list[Problem]:
+    """Charts that draw but read wrong: one value, unlike quantities, limits as bars, hidden points, ids."""
+    kinds = [checks.quantity(item, panel.y) for item in items]
+    denominators = [checks.denominator(item.entry) for item in items]
+    limit = [checks.is_limit(item, p.label) for item, p in zip(items, points)]
+    mixed = [] if panel.kind == "bar" and any(limit) and not all(limit) else kinds
+    return (
+        checks.single_value(panel, points, bool(references), positions)
+        + checks.mixed_kinds(panel, points, mixed if panel.kind != "status" else [], denominators, positions)
+        + checks.limit_as_bar(panel, points, limit, positions)
+        + checks.overlapping(panel, points, positions)
+        + list(checks.id_labels(panel, items, points, positions))
+    )
 
 
 def _merge(problems: list[Problem]) -> list[Problem]:
@@ -102,40 +178,41 @@ def _merge(problems: list[Problem]) -> list[Problem]:
 
 def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
     panel, points, series, separate = built.spec, built.points, built.series, built.separate
-    kind = panel.kind
-    groups = _groups(points, separate and kind != "line", bool(series) and kind != "line")
-    horizontal = (
-        kind in ("range", "interval", "status")
-        or (kind == "bar" and force_horizontal)
-        or (kind == "bar" and layout.bar_is_horizontal(groups, separate, where, _value_px(points)))
+    kind = kind_of(panel.kind)
+    grid = not kind.stacked
+    groups = _groups(points, separate and kind.name != "line", bool(series) and kind.name != "line")
+    horizontal = (kind.name == "bar" and force_horizontal) or kind.horizontal(
+        groups, separate, where, _value_px(points)
     )
-    if kind == "line":
-        horizontal = False
+    if kind.name == "line":
         groups = [] if built.x_numeric else _categories(points)
-    columns = _status_columns(panel, series) if kind == "status" else ()
+    columns = _status_columns(panel, series) if grid else ()
     cell_lines = (
-        [max(len(_state_lines(points[i].state, len(columns), where)) for i in g.points) for g in groups]
-        if kind == "status"
+        [max(len(layout.status_lines(points[i].state, len(columns), where)) for i in g.points) for g in groups]
+        if grid
         else None
     )
+    least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
     slots, plot_height = layout.place_slots(
-        groups, horizontal, kind != "status", separate and kind != "line", where, cell_lines, _category_prefix(built)
+        groups, horizontal, kind.stacked, separate and kind.name != "line", where, cell_lines, _category_prefix(built),
+        least,
     )
-    legend = _legend(kind, points, series, panel.reference, _series_prefix(built))
-    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind == "line" else plot_height)
+    mark_label = panel.mark_label or (f"{_field_name(panel.mark)} as reported" if panel.mark else "")
+    legend = kind.legend(LegendInput(points, series, built.references, _series_prefix(built), mark_label))
+    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind.name == "line" else plot_height)
     return PanelPlan(
         title=panel.title,
-        kind=kind,
+        kind=kind.name,
         horizontal=horizontal,
         unit=built.unit,
-        x_label=_field_name(panel.x) if kind == "line" else "",
+        x_label=(panel.x_label or _field_name(panel.x)) if kind.name == "line" else "",
         x_numeric=built.x_numeric,
         points=points,
         slots=slots,
         series=series,
         columns=columns,
         separate_sources=separate,
-        reference=panel.reference,
+        references=built.references,
         legend=legend,
         box=box,
     )
@@ -181,12 +258,6 @@ def _status_columns(panel: PanelSpec, series: tuple[str, ...]) -> tuple[str, ...
     return () if panel.title or panel.y == "value" else (_field_name(panel.y),)
 
 
-def _state_lines(state: str, columns: int, where: layout.Canvas) -> tuple[str, ...]:
-    if state in style.STATES:
-        return (state,)
-    return layout.status_lines(state, columns, where)
-
-
 def _groups(points: tuple[Point, ...], separate: bool, by_series: bool) -> list[layout.Group]:
     """Categories in export order; with series, entries of the same label share a category.
 
@@ -222,29 +293,6 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
     for index, point in enumerate(points):
         order.setdefault(point.label, []).append(index)
     return [layout.Group(label, "", 0, tuple(indices)) for label, indices in order.items()]
-
-
-def _legend(
-    kind: str, points: tuple[Point, ...], series: tuple[str, ...], reference: Any, prefix: str = ""
-) -> tuple[LegendItem, ...]:
-    items = [LegendItem("series", prefix + name, style.series_color(i)) for i, name in enumerate(series)]
-    if kind == "status":
-        return tuple(items)
-    if kind == "range" and any(p.observations for p in points):
-        items += [
-            LegendItem("observation", style.LEGEND_OBSERVATION, style.INK),
-            LegendItem("median", style.LEGEND_MEDIAN, style.INK),
-        ]
-    if kind == "range" and any(p.value is not None for p in points):
-        items.append(LegendItem("value", "reported value", style.INK))
-    if kind == "interval":
-        items.append(LegendItem("value", "estimate as reported", style.INK))
-    whiskers = dict.fromkeys((p.whisker.kind, p.whisker.legend) for p in points if p.whisker is not None)
-    coloured = kind in ("range", "interval") and not series  # their whiskers take the series colour
-    items += [LegendItem(kind_, label, style.PALETTE[0] if coloured else style.INK) for kind_, label in whiskers]
-    if reference is not None:
-        items.append(LegendItem("reference", f"reference ({style.display_number(reference)})", style.MUTED))
-    return tuple(items)
 
 
 def _chart(
@@ -291,8 +339,9 @@ def _chart(
 
 
 def _place(plan: PanelPlan, top: int, where: layout.Canvas) -> PanelPlan:
-    above = layout.above_plot(plan.kind, plan.horizontal, len(plan.columns))
-    below = layout.below_plot(plan.kind, plan.horizontal, plan.slots)
+    kind = kind_of(plan.kind)
+    above = kind.above(plan.horizontal, len(plan.columns))
+    below = kind.below(plan.horizontal, plan.slots)
     box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below, where)
     return replace(plan, box=box)
 

@@ -18,7 +18,8 @@ from .plan import build_plan
 from .render import render_charts
 from .spec import parse_spec
 from .style import RENDERER_VERSION
-from .svg import inline
+from .svg import inline as inline_svg
+from .table import ChartTable, chart_table
 
 __all__ = [
     "ChartPlan",
@@ -30,7 +31,9 @@ __all__ = [
     "Whisker",
     "RENDERER_VERSION",
     "duplicate_ids",
-    "inline",
+    "inline_svg",
+    "ChartTable",
+    "chart_table",
     "plan_chart",
     "render_charts",
 ]

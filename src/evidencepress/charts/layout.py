@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import style
-from .model import LegendItem, PanelBox, Slot
+from .model import LegendItem, PanelBox, PanelPlan, Slot
 
 VALUE_AXIS_RESERVE = 64  # px: tick labels left of a vertical panel
 COLUMN_HEADER = 22
@@ -101,10 +101,20 @@ def bar_is_horizontal(groups: list[Group], separate: bool, where: Canvas, value_
     return any(widths[i] > share / len(g.points) - VALUE_LABEL_GAP for g in groups for i in g.points if i < len(widths))
 
 
-def status_lines(state: str, columns: int, where: Canvas) -> tuple[str, ...]:
-    """The lines of a status cell's text (raw strings wrap to the cell)."""
-    cell = min(where.status_cell, (where.content - where.label_column_max - 12) / max(columns, 1))
-    return style.wrap(state, cell - 16, style.SIZE_VALUE)
+STATUS_GAP = 12  # px between two columns of a status grid
+STATUS_PAD = 10  # px each side of a status badge's text
+STATUS_MIN = 72  # px: narrowest status column
+
+
+def status_share(columns: int, where: Canvas) -> float:
+    """The width one status column may take beside the label column."""
+    columns = max(columns, 1)
+    return max((where.content - where.label_column_max - 8 - STATUS_GAP * (columns - 1)) / columns, STATUS_MIN)
+
+
+def status_lines(text: str, columns: int, where: Canvas, bold: bool = False) -> tuple[str, ...]:
+    """The lines of a status badge's text, wrapped to its column."""
+    return style.wrap(text, status_share(columns, where) - 2 * STATUS_PAD, style.SIZE_VALUE, bold)
 
 
 def place_slots(
@@ -163,9 +173,9 @@ def axis_below(horizontal: bool, slots: tuple[Slot, ...], axis_title: bool = Fal
     return lines * style.TICK_LINE + 12 + (style.AXIS_LABEL_BAND if axis_title else 0)
 
 
-def unit_above(horizontal: bool, columns: int) -> int:
+def unit_above(plan: PanelPlan, where: Canvas) -> int:
     """Height of the band over a plot: the unit of a vertical value axis."""
-    return 0 if horizontal else style.UNIT_BAND
+    return 0 if plan.horizontal else style.UNIT_BAND
 
 
 def always_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float]) -> bool:

@@ -188,7 +188,11 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
         groups = [] if built.x_numeric else _categories(points)
     columns = _status_columns(panel, series) if grid else ()
     cell_lines = (
-        [max(len(layout.status_lines(points[i].state, len(columns), where)) for i in g.points) for g in groups]
+        [
+            max(len(layout.status_lines(style.badge_text(points[i].state, points[i].tone), max(len(columns), 1),
+                                        where, style.bold_tone(points[i].tone))) for i in g.points)
+            for g in groups
+        ]
         if grid
         else None
     )
@@ -340,7 +344,7 @@ def _chart(
 
 def _place(plan: PanelPlan, top: int, where: layout.Canvas) -> PanelPlan:
     kind = kind_of(plan.kind)
-    above = kind.above(plan.horizontal, len(plan.columns))
+    above = kind.above(plan, where)
     below = kind.below(plan.horizontal, plan.slots)
     box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below, where)
     return replace(plan, box=box)

@@ -68,6 +68,16 @@ TONE_FILL = {"positive": COLORS["positive-fill"][0], "negative": COLORS["negativ
              "neutral": COLORS["neutral-fill"][0], "missing": BG}
 TONE_EDGE = {"positive": COLORS["positive"][0], "negative": COLORS["negative"][0],
              "neutral": COLORS["neutral"][0], "missing": COLORS["neutral"][0]}
+def badge_text(state: str, tone: str) -> str:
+    """A status cell's text: the tone's mark, then the state as the chart names it."""
+    mark = TONE_MARK.get(tone, "")
+    return f"{mark} {state}" if mark else state
+
+
+def bold_tone(tone: str) -> bool:
+    return tone in ("positive", "negative")
+
+
 TONE_MARK = {"positive": "\u2713", "negative": "\u2717", "neutral": "\u2013", "missing": ""}
 
 LEGEND_SD = "\u00b11 SD as reported"

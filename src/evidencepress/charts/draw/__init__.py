@@ -38,7 +38,15 @@ RC: dict[Any, Any] = {
     "path.simplify": False,
     "lines.solid_capstyle": "butt",
     "legend.frameon": False,
+    # Every colour explicit: matplotlib leaves black text unstyled, which no theme could restyle.
+    "text.color": style.INK,
+    "axes.labelcolor": style.INK,
+    "axes.edgecolor": style.MUTED,
+    "xtick.color": style.INK,
+    "ytick.color": style.INK,
+    "legend.labelcolor": style.INK,
 }
+
 
 def draw_chart(plan: ChartPlan) -> bytes:
     """The SVG of ``plan``."""

@@ -135,11 +135,11 @@ class TickFormatter(Formatter):
 
 
 def tick_text(value: float, ticks: Sequence[float], scale: float = 1) -> str:
-    """A tick position (not a data value): the shortest text that tells the ticks apart."""
+    """A tick position (not a data value): as few decimals as tell every tick exactly
+    (``1.5`` beside ``3``), thousands separators, a true minus sign."""
     if scale != 1:
         value, ticks = value / scale, [t / scale for t in ticks]
-    step = min((abs(b - a) for a, b in zip(ticks, ticks[1:]) if b != a), default=1.0)
-    decimals = 0 if step >= 1 or step == 0 else min(-int(math.floor(math.log10(step) + 1e-9)), 12)
+    decimals = next((d for d in range(0, 10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
     text = f"{value:,.{decimals}f}"
     if text.lstrip("-").strip("0.,") == "":
         text = "0"
@@ -209,11 +209,11 @@ def unit_label(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
 def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
     """Category tick labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
     if which == "y":
-        ax.set_yticks(list(positions), list(labels), linespacing=1.2)
+        ax.set_yticks(list(positions), list(labels))
         ax.tick_params(axis="y", length=0, pad=8)
         ax.spines["left"].set_visible(False)
     else:
-        ax.set_xticks(list(positions), list(labels), linespacing=1.2)
+        ax.set_xticks(list(positions), list(labels))
         ax.tick_params(axis="x", length=0, pad=6)
 
 
@@ -328,7 +328,7 @@ def source_headers(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
 
 def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     """The panel's legend rows, left-aligned under its title."""
-    top = panel.box.top + len(panel.box.title_lines) * style.PANEL_TITLE_LINE
+    top = panel.box.top + len(panel.box.title_lines) * style.PANEL_TITLE_LINE + 3
     for number, row in enumerate(panel.box.legend_rows):
         items = [panel.legend[i] for i in row]
         handles = [_handle(item, panel.kind) for item in items]

@@ -47,7 +47,7 @@ class Kind:
     horizontal: Callable[[list[Group], bool, Canvas, list[float]], bool]
     stacked: bool  # the points of one category sit one under the other (else side by side: grid columns)
     legend: Callable[[LegendInput], tuple[LegendItem, ...]]
-    above: Callable[[bool, int], int]  # px over the plot: (horizontal, columns)
+    above: Callable[[PanelPlan, Canvas], int]  # px over the plot (a unit, column headers)
     below: Callable[[bool, tuple[Slot, ...]], int]  # px under the plot
     draw: Draw
     unit: bool = True  # the panel has a value axis with a unit

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
     from ..draw.common import Frame
 
-CELL_PAD = 10  # px each side of a badge's text
-COLUMN_GAP = 12  # px between two columns of badges
-MIN_COLUMN = 72
+CELL_PAD = layout.STATUS_PAD
+COLUMN_GAP = layout.STATUS_GAP
+MIN_COLUMN = layout.STATUS_MIN
 
 
 def legend(given: LegendInput) -> tuple[LegendItem, ...]:
@@ -32,33 +32,52 @@ def legend(given: LegendInput) -> tuple[LegendItem, ...]:
 
 
 def badge_text(point: Point) -> str:
-    mark = style.TONE_MARK.get(point.tone, "")
-    return f"{mark} {point.state}" if mark else point.state
+    return style.badge_text(point.state, point.tone)
 
 
-def column_widths(panel: PanelPlan, available: float) -> list[float]:
-    """Each column as wide as its widest badge (or header), within the available width."""
+def column_widths(panel: PanelPlan, where: layout.Canvas) -> list[float]:
+    """Each column as wide as its widest badge, within its share of the width beside the labels."""
     columns = panel.columns or ("",)
     widths = []
-    for number, name in enumerate(columns):
-        texts = [
-            line
-            for p in panel.points
-            if (columns.index(p.series) if panel.columns and p.series in columns else 0) == number
-            for line in badge_text(p).split("\n")
-        ]
-        widest = max([d.measure(t, style.SIZE_VALUE) for t in texts] + [d.measure(name, style.SIZE_TICK, True)])
+    for number in range(len(columns)):
+        badges = [p for p in panel.points if _column(panel, p) == number]
+        widest = max((style.text_px(badge_text(p), style.SIZE_VALUE, bold=_bold(p)) for p in badges), default=0.0)
         widths.append(max(MIN_COLUMN, widest + 2 * CELL_PAD))
-    share = (available - COLUMN_GAP * (len(columns) - 1)) / len(columns)
-    return [min(w, max(share, MIN_COLUMN)) for w in widths]
+    return [min(w, max(_share(panel, where), MIN_COLUMN)) for w in widths]
+
+
+def header_lines(panel: PanelPlan, where: layout.Canvas) -> list[tuple[str, ...]]:
+    """Column headers wrapped to their share of the width (a header may be wider than its badges)."""
+    share = _share(panel, where)
+    return [style.wrap(name, share, style.SIZE_TICK, bold=True) for name in panel.columns]
+
+
+def above(plan: PanelPlan, where: layout.Canvas) -> int:
+    lines = max((len(h) for h in header_lines(plan, where)), default=0)
+    return lines * style.TICK_LINE + 8 if lines else 0
+
+
+def _share(panel: PanelPlan, where: layout.Canvas) -> float:
+    return layout.status_share(len(panel.columns), where)
+
+
+def _column(panel: PanelPlan, point: Point) -> int:
+    return panel.columns.index(point.series) if panel.columns and point.series in panel.columns else 0
+
+
+def _bold(point: Point) -> bool:
+    return style.bold_tone(point.tone)
 
 
 def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     box = panel.box
     columns = panel.columns or ("",)
     left = style.PAD_X + frame.label_px
-    widths = column_widths(panel, frame.width - style.PAD_X - left)
-    width = sum(widths) + COLUMN_GAP * (len(columns) - 1)
+    where = layout.canvas(frame.width)
+    heads = header_lines(panel, where)
+    widths = [max(w, max((style.text_px(line, style.SIZE_TICK, bold=True) for line in h), default=0) + 4)
+              for w, h in zip(column_widths(panel, where), heads + [()] * (len(columns) - len(heads)))]
+    width = min(sum(widths) + COLUMN_GAP * (len(columns) - 1), frame.width - style.PAD_X - left)
     ax = d.add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
     ax.set_xlim(0, width)
     ax.set_ylim(box.plot_height, 0)
@@ -69,28 +88,29 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     d.categories_on(ax, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
     starts = [sum(widths[:i]) + COLUMN_GAP * i for i in range(len(columns))]
     for slot in panel.slots:
-        _row_rule(ax, slot, width)
+        _row_rule(ax, slot, width, frame.label_px)
         for index in slot.points:
             point = panel.points[index]
-            column = columns.index(point.series) if panel.columns and point.series in columns else 0
+            column = _column(panel, point)
             _cell(ax, point, starts[column], widths[column], slot.start + 4, slot.size - 8)
-    for number, name in enumerate(panel.columns):
+    for number, lines in enumerate(heads):
         fig.text(
-            frame.x(left + starts[number] + widths[number] / 2),
-            frame.y(box.plot_top - 5),
-            name,
-            ha="center",
+            frame.x(left + starts[number] + CELL_PAD),
+            frame.y(box.plot_top - 6),
+            "\n".join(lines),
+            ha="left",
             va="bottom",
             fontsize=style.SIZE_TICK,
             fontweight="bold",
             color=style.INK,
+            linespacing=1.25,
         )
     d.source_headers(fig, frame, panel)
 
 
-def _row_rule(ax: Axes, slot: Slot, width: float) -> None:
+def _row_rule(ax: Axes, slot: Slot, width: float, label_px: float) -> None:
     y = slot.start + slot.size
-    ax.plot([-4000, width], [y, y], color=style.GRID, linewidth=0.8, clip_on=False, zorder=0)
+    ax.plot([-label_px, width], [y, y], color=style.GRID, linewidth=0.8, clip_on=False, zorder=0)
 
 
 def _cell(ax: Axes, point: Point, left: float, width: float, top: float, height: float) -> None:
@@ -111,14 +131,13 @@ def _cell(ax: Axes, point: Point, left: float, width: float, top: float, height:
     ax.text(
         left + CELL_PAD,
         top + height / 2,
-        "\n".join(style.wrap(badge_text(point), width - 2 * CELL_PAD, style.SIZE_VALUE)),
+        "\n".join(style.wrap(badge_text(point), width - 2 * CELL_PAD, style.SIZE_VALUE, bold=_bold(point))),
         ha="left",
         va="center",
         fontsize=style.SIZE_VALUE,
         color=style.NOT_REPORTED if missing else style.INK,
         fontstyle="italic" if missing else "normal",
-        fontweight="bold" if tone in ("positive", "negative") else "normal",
-        linespacing=1.2,
+        fontweight="bold" if _bold(point) else "normal",
     )
 
 
@@ -129,7 +148,7 @@ KIND = Kind(
     horizontal=layout.always_horizontal,
     stacked=False,
     legend=legend,
-    above=lambda horizontal, columns: layout.COLUMN_HEADER if columns else 0,
+    above=above,
     below=lambda horizontal, slots: 6,
     draw=draw,
     unit=False,

@@ -37,6 +37,7 @@ class PointerSpec:
     pointer: str
     label: str | None
     states: States = ()
+    series: str | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,7 @@ class PanelSpec:
     columns: tuple[ColumnSpec, ...]
     mark: str | None
     mark_label: str | None
+    stacked: bool
     given: frozenset[str]  # keys the author wrote (x, y, …), for diagnostics
 
 
@@ -193,6 +195,7 @@ class PanelPlan:
     references: tuple[Reference, ...]
     legend: tuple[LegendItem, ...]
     box: PanelBox
+    stacked: bool = False  # bars: the series of a category drawn end to end
 
 
 @dataclass(frozen=True)

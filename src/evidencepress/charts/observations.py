@@ -61,7 +61,7 @@ def _dot(
         if not (isinstance(pair, list) and len(pair) == 2 and all(is_number(v) for v in pair)):
             return None, [ctx.problem("interval", f"interval ({panel.interval}) of {entry_name(item)} is not [lo, hi]",
                                       "chart-kind")]
-        whisker = Whisker("interval", f"interval as reported ({panel.interval})", low=pair[0], high=pair[1])
+        whisker = Whisker("interval", "interval as reported", low=pair[0], high=pair[1])
     point = Point(value=mark, observations=numbers, whisker=whisker, **common)
     shown_unit = unit_text(unit, ctx)
     rows = [plain_row(point, v, shown_unit, f"observation {i} of {len(values)}", item, ctx)

@@ -80,6 +80,9 @@ def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel 
     )
     if problems or limit is not None:
         return None, problems + ([limit] if limit is not None else [])
+    if panel.stacked and any(p.value is not None and p.value < 0 for p in points):
+        return None, [ctx.problem("stacked", "stacked bars add parts end to end; a part is negative", "chart-kind",
+                                  "draw negative values side by side (remove stacked:)")]
     unit, problems = guards.panel_unit(panel, extracted, positions)
     x_numeric = False
     if panel.kind == "line":
@@ -90,7 +93,7 @@ def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel 
         points = [replace(p, series=p.source) for p in points]
     series = (
         tuple(dict.fromkeys(p.series for p in points if p.series))
-        if panel.series or panel.columns or (separate and panel.kind == "line")
+        if panel.series or panel.columns or any(i.series for i in items) or (separate and panel.kind == "line")
         else ()
     )
     problems += guards.series_count(panel, series, positions)
@@ -198,8 +201,8 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
     )
     least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
     slots, plot_height = layout.place_slots(
-        groups, horizontal, kind.stacked, separate and kind.name != "line", where, cell_lines, _category_prefix(built),
-        least,
+        groups, horizontal, kind.stacked and not panel.stacked, separate and kind.name != "line", where, cell_lines,
+        _category_prefix(built), least,
     )
     mark_label = panel.mark_label or (f"{_field_name(panel.mark)} as reported" if panel.mark else "")
     legend = kind.legend(LegendInput(points, series, built.references, _series_prefix(built), mark_label))
@@ -219,6 +222,7 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
         references=built.references,
         legend=legend,
         box=box,
+        stacked=panel.stacked,
     )
 
 

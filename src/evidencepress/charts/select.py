@@ -30,6 +30,7 @@ class Selected:
     pointer: str
     states: States = ()  # status panels: a pointer's own states
     named: bool = True  # False when a pointer's label falls back to its last segment
+    series: str | None = None  # a pointer's own series
 
 
 @dataclass(frozen=True)
@@ -170,7 +171,9 @@ def _by_pointers(
                 )
             )
         else:
-            picked.append(Selected(_pointed_entry(export, spec, value), spec.pointer, spec.states, spec.label is not None))
+            picked.append(Selected(
+                _pointed_entry(export, spec, value), spec.pointer, spec.states, spec.label is not None, spec.series
+            ))
     return (picked, []) if not problems else ([], problems)
 
 

@@ -123,6 +123,7 @@ def _panel(index: int, item: dict[str, Any], chart_kind: str, names: tuple[tuple
         ),
         mark=item.get("mark"),
         mark_label=item.get("mark_label"),
+        stacked=bool(item.get("stacked", False)),
         given=frozenset(item),
     )
 
@@ -163,7 +164,7 @@ def _select(item: dict[str, Any]) -> SelectSpec:
 def _pointer(item: str | dict[str, Any]) -> PointerSpec:
     if isinstance(item, str):
         return PointerSpec(item, None)
-    return PointerSpec(item["pointer"], item.get("label"), states_of(item.get("states")))
+    return PointerSpec(item["pointer"], item.get("label"), states_of(item.get("states")), item.get("series"))
 
 
 # --- keys that do not go together ------------------------------------------

@@ -40,7 +40,9 @@ def extract(item: Selected, ctx: Context) -> tuple[Extracted | None, list[Proble
     unit = _unit(item.entry, holder, panel.y)
     common = dict(
         label=label,
-        series="" if series is None and panel.series is None else shown_text(display_text(series), panel.names),
+        series=item.series if item.series is not None else (
+            "" if series is None and panel.series is None else shown_text(display_text(series), panel.names)
+        ),
         source=str(item.entry.get("source_record_id") or ""),
         ident=ident_of(item.entry, label),
     )
@@ -185,7 +187,7 @@ def _interval(
                 )
             ],
         )
-    return Whisker("interval", f"interval as reported ({path})", low=pair[0], high=pair[1]), "", []
+    return Whisker("interval", "interval as reported", low=pair[0], high=pair[1]), "", []
 
 
 def _row(

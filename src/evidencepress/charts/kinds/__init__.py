@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     from ..layout import Canvas, Group
 
 # Optional panel keys that only some kinds read; every other key applies to every kind.
-KIND_KEYS = frozenset({"reference", "interval", "states", "columns", "mark", "mark_label", "unit", "x_label"})
+KIND_KEYS = frozenset(
+    {"reference", "interval", "states", "columns", "mark", "mark_label", "unit", "x_label", "stacked"}
+)
 
 Finish = Callable[[], None]
 Draw = Callable[[Any, Any, PanelPlan], "Finish | None"]  # (Figure, Frame, panel) -> work after alignment

@@ -26,10 +26,40 @@ def legend(given: LegendInput) -> tuple[LegendItem, ...]:
 
 
 def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    if panel.horizontal:
+    if panel.stacked:
+        _stacked(fig, frame, panel)
+    elif panel.horizontal:
         _horizontal(fig, frame, panel)
     else:
         _vertical(fig, frame, panel)
+
+
+def _stacked(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    """Each category one horizontal bar, its series end to end; a part's label sits inside it when it fits."""
+    from ..draw import common as d
+
+    ax, width = d.horizontal_axes(fig, frame, panel)
+    ends = [sum(float(panel.points[i].value or 0) for i in slot.points) for slot in panel.slots]
+    low, high = d.extent(panel.points, include_zero=True, references=panel.references)
+    ax.set_xlim(*d.padded_limits(0, max([high, *ends]), width, 0, 24))
+    labels = d.value_labels(panel)
+    px_per_unit = width / (ax.get_xlim()[1] - ax.get_xlim()[0])
+    for slot in panel.slots:
+        y = slot.start + slot.size / 2
+        start = 0.0
+        for index in slot.points:
+            point = panel.points[index]
+            if point.value is None:
+                d.not_reported(ax, start, y, horizontal=True)
+                continue
+            ax.barh([y], [point.value], left=start, height=style.BAR_PX * 0.9, color=d.series_color(panel, point),
+                    edgecolor=style.BG, linewidth=1, zorder=2)
+            text = labels[index]
+            if text and d.measure(text, style.SIZE_VALUE) + 8 <= float(point.value) * px_per_unit:
+                d.value_text(ax, text, (start + float(point.value) / 2, y), (0, 0), ha="center", va="center")
+            start += float(point.value)
+    ax.axvline(0, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(ax, panel, horizontal=True)
 
 
 def _horizontal(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
@@ -119,7 +149,7 @@ def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -
 
 KIND = Kind(
     name="bar",
-    keys=frozenset({"reference", "unit"}),
+    keys=frozenset({"reference", "unit", "stacked"}),
     values="number",
     horizontal=layout.bar_is_horizontal,
     stacked=True,

@@ -21,6 +21,7 @@ from .model import ChartPlan, ChartRow, ChartSpec, PanelBox, PanelPlan, PanelSpe
 from .select import Selected, select_entries
 from .states import unmapped_problem
 from .uncertainty import is_number
+from .units import value_labels
 from .values import extract
 
 
@@ -184,8 +185,8 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
     kind = kind_of(panel.kind)
     grid = not kind.stacked
     groups = _groups(points, separate and kind.name != "line", bool(series) and kind.name != "line")
-    horizontal = (kind.name == "bar" and force_horizontal) or kind.horizontal(
-        groups, separate, where, _value_px(points)
+    horizontal = (kind.name == "bar" and (force_horizontal or panel.stacked)) or kind.horizontal(
+        groups, separate, where, _value_px(points, built.unit, built.references)
     )
     if kind.name == "line":
         groups = [] if built.x_numeric else _categories(points)
@@ -226,11 +227,12 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
     )
 
 
-def _value_px(points: tuple[Point, ...]) -> list[float]:
+def _value_px(points: tuple[Point, ...], unit: str, references: tuple[Reference, ...]) -> list[float]:
     """Width of each point's value label over a vertical bar ("not reported" for a null)."""
+    labels = value_labels(points, unit, references)
     return [
-        style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else style.display_number(p.value), style.SIZE_VALUE)
-        for p in points
+        style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else text, style.SIZE_VALUE)
+        for p, text in zip(points, labels)
     ]
 
 

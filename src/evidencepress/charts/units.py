@@ -6,6 +6,13 @@ converted between units, so a panel whose entries disagree is an error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from . import style
+from .model import Point, Reference
+
+MAX_FRACTION_DIGITS = 6  # a literal with more decimals is a computed float: the table shows it, the chart does not
+
 _SAME = (
     ("s", "sec", "secs", "second", "seconds"),
     ("ms", "msec", "millisecond", "milliseconds"),
@@ -60,3 +67,26 @@ def axis_scale(unit: str, top: float) -> tuple[float, str]:
         scale, word = next((s, w) for s, w in _WORDS if top >= s)
         return float(scale), f"{unit} ({word})" if unit else word
     return 1.0, unit
+
+
+def top_value(points: Sequence[Point], references: Sequence[Reference] = ()) -> float:
+    """The largest magnitude a value axis must reach (values, whiskers, observations, references, zero)."""
+    values = [0.0] + [float(r.value) for r in references]
+    for point in points:
+        values += [float(v) for v in point.observations]
+        if point.value is not None:
+            values.append(float(point.value))
+            if point.whisker is not None:
+                values += point.whisker.bounds(point.value)
+    return max(abs(v) for v in values)
+
+
+def value_labels(points: Sequence[Point], unit: str, references: Sequence[Reference] = ()) -> list[str]:
+    """The text printed by each point: its literal with thousands separators (and its unit when the
+    axis is in another prefix); none at all in a panel whose literals include a long computed float."""
+    literals = [style.display_number(p.value) if p.value is not None else "" for p in points]
+    if any(len(text.partition(".")[2]) > MAX_FRACTION_DIGITS for text in literals):
+        return ["" for _ in literals]
+    if axis_scale(unit, top_value(points, references))[0] != 1:
+        return [f"{text} {unit}" if text else "" for text in literals]
+    return literals

@@ -24,6 +24,7 @@ from matplotlib.ticker import Formatter, MaxNLocator, NullLocator
 from .. import style
 from ..model import LegendItem, PanelPlan, Point, Reference
 from ..units import axis_scale
+from ..units import value_labels as units_value_labels
 
 __all__ = ["FancyBboxPatch", "NullLocator", "Rectangle"]  # re-exported for the kinds (through ``charts.mpl``)
 
@@ -31,7 +32,6 @@ WHISKER_KINDS = ("sd", "range", "ci", "interval")
 # Artists whose gid starts with "ep-" become a class in the SVG (see ``svg.py``): value labels get a halo
 # in the background colour (CSS paint-order), so they stay legible over gridlines in either theme.
 HALO = "ep-halo"
-MAX_FRACTION_DIGITS = 6  # a literal with more decimals is a computed float: the table shows it, the chart does not
 VERTICAL = "vertical value axis"  # label of the axes whose left edges are aligned
 
 
@@ -94,14 +94,8 @@ def axis_unit(panel: PanelPlan) -> str:
 
 
 def value_labels(panel: PanelPlan) -> list[str]:
-    """The text printed by each point: its literal with thousands separators (its unit too when the
-    axis is in another prefix); none at all when a literal is a long computed float."""
-    literals = [style.display_number(p.value) if p.value is not None else "" for p in panel.points]
-    if any(len(text.partition(".")[2]) > MAX_FRACTION_DIGITS for text in literals):
-        return ["" for _ in literals]
-    if large_scale(panel)[0] != 1:
-        return [f"{text} {panel.unit}" if text else "" for text in literals]
-    return literals
+    """The text printed by each point (see ``units.value_labels``)."""
+    return units_value_labels(panel.points, panel.unit, panel.references)
 
 
 def value_text(ax: Axes, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:
@@ -359,10 +353,14 @@ def _handle(item: LegendItem, kind: str) -> Patch | Line2D:
         return Line2D([], [], color=item.color, marker="o", markersize=6, linewidth=2 if kind == "line" else 0)
     if item.kind in WHISKER_KINDS:
         return Line2D([], [], color=item.color, linewidth=1.2, marker="|", markersize=8, markeredgewidth=1.2)
+    if item.kind == "observation" and kind == "dot":
+        return Line2D([], [], linestyle="none", marker="o", markersize=6, color=style.PALETTE[0])
     if item.kind == "observation":
         return Line2D(
             [], [], linestyle="none", marker="o", markersize=6, markerfacecolor="none", markeredgecolor=style.INK
         )
+    if item.kind == "mark":
+        return Line2D([], [], linestyle="none", marker="|", markersize=13, markeredgewidth=2.4, color=style.INK)
     if item.kind == "median":
         return Line2D([], [], linestyle="none", marker="|", markersize=13, markeredgewidth=2.2, color=style.INK)
     if item.kind == "reference":

@@ -87,7 +87,7 @@ def test_html_has_article_parts(tmp_path: Path) -> None:
     assert "Original sources and conditions" in html and "badge-pinned" in html
     assert "AI-assisted writing, sources checked by the site." in html
     assert 'href="index.json"' in html and 'href="index.md"' in html
-    assert '<img src="decode.svg" alt="Decode rate of two runs."' in html
+    assert '<desc id="ep-decode-w-desc">Decode rate of two runs.</desc>' in html  # the chart, inlined
     assert "<details" in html and "<td>Run A</td>" in html
     assert "```" not in html and '"reported_results"' not in html  # the export fence is not in the body
 

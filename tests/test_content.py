@@ -87,14 +87,16 @@ def test_each_guide_is_a_real_article(slug: str) -> None:
     assert has_chart or not numeric or slug in UNCHARTED, "an article with numeric results needs a chart"
 
 
-def test_all_five_chart_kinds_appear() -> None:
+def test_the_chart_kinds_appear() -> None:
+    """Every kind but range: the one export with an observed range also lists its raw values, which
+    a dot plot shows whole (range stays covered by the chart tests)."""
     kinds: set[str] = set()
     for path in GUIDES.glob("*.md"):
         for fence in re.findall(r"^```chart\n(.*?)\n```$", path.read_text(), re.M | re.S):
             spec = yaml.safe_load(fence)
             kinds.add(spec["kind"])
             kinds |= {panel["kind"] for panel in spec["panels"] if "kind" in panel}
-    assert kinds >= {"bar", "line", "range", "interval", "status"}
+    assert kinds >= {"bar", "line", "interval", "status", "dot"}
 
 
 @needs_seed

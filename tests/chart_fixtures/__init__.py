@@ -49,10 +49,12 @@ def warned(yaml_text: str, doc: Document | None = None) -> list[Problem]:
 
 
 def only_error(yaml_text: str, doc: Document | None = None) -> Problem:
+    """The one error of a chart that does not draw (warnings of other panels aside)."""
     plan, problems = chart(yaml_text, doc)
+    errors = [p for p in problems if p.is_error]
     assert plan is None
-    assert len(problems) == 1, [p.format() for p in problems]
-    return problems[0]
+    assert len(errors) == 1, [p.format() for p in problems]
+    return errors[0]
 
 
 HEAD = """\

@@ -45,6 +45,7 @@ RC: dict[Any, Any] = {
     "xtick.color": style.INK,
     "ytick.color": style.INK,
     "legend.labelcolor": style.INK,
+    "axes.prop_cycle": matplotlib.cycler(color=[style.INK]),  # e.g. the fill of error bar caps
 }
 
 

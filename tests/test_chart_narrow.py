@@ -19,12 +19,12 @@ from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
+from sitekit import CHART, article, export, make_site, result, tree
 
 from evidencepress.charts import ChartPlan, layout, render_charts, style
 from evidencepress.charts.draw import RC, draw_chart, figure
 from evidencepress.charts.draw.common import axis_unit, large_scale, tick_text
 from evidencepress.cli import main
-from sitekit import CHART, article, export, make_site, result, tree
 
 DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"
 NULL_BAR = HEAD + "panels:\n  - select: {from: memory_observations}\n"
@@ -158,7 +158,7 @@ def _scaled(factor: int):  # type: ignore[no-untyped-def]
 
 def test_bare_numbers_as_categories_or_series_are_named() -> None:
     categories = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    x: conditions.concurrency\n")
-    assert [s.lines for s in categories.panels[0].slots][0] == ("concurrency: 1",)
+    assert categories.panels[0].slots[0].lines == ("concurrency: 1",)
     assert [s.label for s in categories.panels[0].slots] == ["1", "4", "8", "16"]  # the data keeps its labels
     series = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    series: conditions.concurrency\n")
     assert [item.label for item in series.panels[0].legend if item.kind == "series"] == [f"concurrency: {n}" for n in (1, 4, 8, 16)]

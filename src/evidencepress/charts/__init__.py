@@ -22,18 +22,18 @@ from .svg import inline as inline_svg
 from .table import ChartTable, chart_table
 
 __all__ = [
+    "RENDERER_VERSION",
     "ChartPlan",
     "ChartRow",
+    "ChartTable",
     "LegendItem",
     "PanelPlan",
     "Point",
     "Slot",
     "Whisker",
-    "RENDERER_VERSION",
+    "chart_table",
     "duplicate_ids",
     "inline_svg",
-    "ChartTable",
-    "chart_table",
     "plan_chart",
     "render_charts",
 ]

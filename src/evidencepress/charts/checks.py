@@ -20,7 +20,7 @@ from .model import PanelSpec, Point
 from .select import Selected
 
 DENOMINATORS = ("total", "denominator", "sample_size", "n", "questions", "problems", "trials")
-_LIMIT_WORDS = re.compile(r"(^|[\s_\-/])(limit|limits|cap|ceiling|capacity|allowed|budget)($|[\s_\-/])", re.I)
+_LIMIT_WORDS = re.compile(r"(^|[\s_\-/])(limit|limits|cap|ceiling|capacity|allowed|budget)($|[\s_\-/])", re.IGNORECASE)
 _SNAKE = re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
 _KEBAB = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}$")
 _ID_FIELDS = re.compile(r"(^|\.)(id|[A-Za-z0-9]+_id|metric|classification)$")

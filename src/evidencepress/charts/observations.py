@@ -8,9 +8,9 @@ from typing import Any
 from ..diagnostics import Problem
 from . import style
 from .entry import Context, Extracted, describe, entry_name, plain_row, unit_text
+from .fieldpath import Missing, get_path
 from .model import Point, Whisker
 from .select import Selected
-from .fieldpath import Missing, get_path
 from .uncertainty import is_number
 
 

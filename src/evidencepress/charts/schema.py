@@ -74,7 +74,7 @@ def chart_schema_problems(
 
 def _under(json_path: str, path: JsonPath) -> bool:
     prefix = dotted(path)
-    return json_path == prefix or json_path.startswith(prefix + ".") or json_path.startswith(prefix + "[")
+    return json_path == prefix or json_path.startswith((prefix + ".", prefix + "["))
 
 
 def chart_kinds(schemas: SchemaSet) -> tuple[str, ...]:

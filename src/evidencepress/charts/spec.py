@@ -210,8 +210,10 @@ def _combinations(spec: ChartSpec, positions: Positions) -> Iterator[Problem]:
 def _unknown_kinds(spec: ChartSpec, positions: Positions, schemas: SchemaSet) -> Iterator[Problem]:
     """A kind the site's schema allows but no registered kind draws."""
     known = registry()
-    for path, kind in [(("kind",), spec.kind)] + [(("panels", p.index, "kind"), p.kind) for p in spec.panels]:
-        if kind not in known and (path == ("kind",) or "kind" in spec.panels[int(path[1])].given):
+    written: list[tuple[JsonPath, str]] = [(("kind",), spec.kind)]
+    written += [(("panels", p.index, "kind"), p.kind) for p in spec.panels if "kind" in p.given]
+    for path, kind in written:
+        if kind not in known:
             drawable = ", ".join(k for k in chart_kinds(schemas) if k in known)
             yield _bad(positions, path, f"no chart kind {kind!r} is registered", "chart-kind", f"use one of {drawable}")
 

@@ -151,7 +151,7 @@ def _parts(word: str, fits: Callable[[str], bool]) -> list[str]:
     return parts
 
 
-def display_number(value: float | int) -> str:
+def display_number(value: float) -> str:
     """A number as printed on a chart: its literal as authored (``68.0`` stays ``68.0``, never
     rounded, never more digits), with thousands separators and a true minus sign."""
     if isinstance(value, bool):

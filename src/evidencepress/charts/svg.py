@@ -25,9 +25,9 @@ from . import style
 from .model import ChartPlan
 
 FONT_STACK = "\"DejaVu Sans\", Verdana, \"Bitstream Vera Sans\", sans-serif"
-_PROLOGUE = re.compile(r"\A.*?<svg\b[^>]*>\s*", re.S)
-_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.S)
-_DEFAULT_STYLE = re.compile(r"\s*<defs>\s*<style type=\"text/css\">[^<]*</style>\s*</defs>", re.S)
+_PROLOGUE = re.compile(r"\A.*?<svg\b[^>]*>\s*", re.DOTALL)
+_METADATA = re.compile(r"\s*<metadata>.*?</metadata>", re.DOTALL)
+_DEFAULT_STYLE = re.compile(r"\s*<defs>\s*<style type=\"text/css\">[^<]*</style>\s*</defs>", re.DOTALL)
 _ID = re.compile(r' id="([^"]+)"')
 _REFS = re.compile(r'(?:xlink:href="#|url\(#)([^")]+)')
 _HEX = re.compile(r"#[0-9a-fA-F]{6}\b")
@@ -74,7 +74,7 @@ def inline(svg: bytes) -> str:
     """The SVG as markup for an HTML page: no XML declaration, no ``<style>`` (the page styles it)."""
     text = svg.decode("utf-8")
     text = text.split("\n", 1)[1] if text.startswith("<?xml") else text
-    return re.sub(r" <style>.*?</style>\n", "", text, count=1, flags=re.S)
+    return re.sub(r" <style>.*?</style>\n", "", text, count=1, flags=re.DOTALL)
 
 
 def _ids(body: str, prefix: str) -> str:

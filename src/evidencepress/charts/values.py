@@ -38,14 +38,14 @@ def extract(item: Selected, ctx: Context) -> tuple[Extracted | None, list[Proble
     label = shown_text(display_text(x), panel.names)
     holder = _holder(item.entry, panel.y)
     unit = _unit(item.entry, holder, panel.y)
-    common = dict(
-        label=label,
-        series=item.series if item.series is not None else (
+    common: dict[str, Any] = {
+        "label": label,
+        "series": item.series if item.series is not None else (
             "" if series is None and panel.series is None else shown_text(display_text(series), panel.names)
         ),
-        source=str(item.entry.get("source_record_id") or ""),
-        ident=ident_of(item.entry, label),
-    )
+        "source": str(item.entry.get("source_record_id") or ""),
+        "ident": ident_of(item.entry, label),
+    }
     mode = kind_of(panel.kind).values
     if mode == "state":
         result, problems = status_point(item, y, common, ctx)

@@ -11,10 +11,10 @@ machines: fixed hash salt, no date.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 import matplotlib
+from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
@@ -45,7 +45,7 @@ RC: dict[Any, Any] = {
     "xtick.color": style.INK,
     "ytick.color": style.INK,
     "legend.labelcolor": style.INK,
-    "axes.prop_cycle": matplotlib.cycler(color=[style.INK]),  # e.g. the fill of error bar caps
+    "axes.prop_cycle": cycler(color=[style.INK]),  # e.g. the fill of error bar caps
 }
 
 

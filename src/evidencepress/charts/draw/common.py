@@ -7,7 +7,6 @@ plan's layout) and converted to figure fractions here.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -133,7 +132,7 @@ def tick_text(value: float, ticks: Sequence[float], scale: float = 1) -> str:
     (``1.5`` beside ``3``), thousands separators, a true minus sign."""
     if scale != 1:
         value, ticks = value / scale, [t / scale for t in ticks]
-    decimals = next((d for d in range(0, 10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
+    decimals = next((d for d in range(10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
     text = f"{value:,.{decimals}f}"
     if text.lstrip("-").strip("0.,") == "":
         text = "0"
@@ -148,7 +147,7 @@ class ScaledLocator(MaxNLocator):
         self.scale = scale
 
     def tick_values(self, vmin: float, vmax: float) -> Any:
-        return super().tick_values(vmin / self.scale, vmax / self.scale) * self.scale
+        return [tick * self.scale for tick in super().tick_values(vmin / self.scale, vmax / self.scale)]
 
 
 class FittingLocator(ScaledLocator):
@@ -255,10 +254,13 @@ def whisker_offsets(point: Point) -> tuple[list[float], list[float]] | None:
 def error_bar(ax: Axes, at: float, value: float, offsets: tuple[list[float], list[float]], *,
               horizontal: bool, zorder: int = 3) -> None:
     """The reported SD or observed range of one bar or point, in the one style all kinds share."""
-    x, y = ([value], [at]) if horizontal else ([at], [value])
-    spread = {"xerr" if horizontal else "yerr": [offsets[0], offsets[1]]}
-    ax.errorbar(x, y, **spread, fmt="none", ecolor=style.INK, elinewidth=1.2, capsize=3.5, capthick=1.2,
-                zorder=zorder)
+    spread = [offsets[0], offsets[1]]
+    look: dict[str, Any] = {"fmt": "none", "ecolor": style.INK, "elinewidth": 1.2, "capsize": 3.5, "capthick": 1.2,
+                            "zorder": zorder}
+    if horizontal:
+        ax.errorbar([value], [at], xerr=spread, **look)
+    else:
+        ax.errorbar([at], [value], yerr=spread, **look)
 
 
 def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
@@ -275,7 +277,7 @@ def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
         zorder=4,
         clip_on=False,
     )
-    align: dict[str, Any] = dict(ha="left", va="center") if horizontal else dict(ha="center", va="bottom")
+    align: dict[str, Any] = {"ha": "left", "va": "center"} if horizontal else {"ha": "center", "va": "bottom"}
     offset = (7, 0) if horizontal else (0, 7)
     ax.annotate(
         style.LEGEND_NOT_REPORTED,

@@ -40,7 +40,7 @@ def _stacked(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
 
     ax, width = d.horizontal_axes(fig, frame, panel)
     ends = [sum(float(panel.points[i].value or 0) for i in slot.points) for slot in panel.slots]
-    low, high = d.extent(panel.points, include_zero=True, references=panel.references)
+    high = d.extent(panel.points, include_zero=True, references=panel.references)[1]
     ax.set_xlim(*d.padded_limits(0, max([high, *ends]), width, 0, 24))
     labels = d.value_labels(panel)
     px_per_unit = width / (ax.get_xlim()[1] - ax.get_xlim()[0])
@@ -115,7 +115,8 @@ def _bar(
 
     if point.value is None:
         # At zero on the value axis, in the bar's own slot.
-        d.not_reported(ax, *((0, at) if horizontal else (at, 0)), horizontal)
+        x, y = (0.0, at) if horizontal else (at, 0.0)
+        d.not_reported(ax, x, y, horizontal)
         return
     color = d.series_color(panel, point)
     offsets = d.whisker_offsets(point)
@@ -140,10 +141,10 @@ def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -
     align: dict[str, Any]
     if horizontal:
         xy, offset = (end, at), (sign * 5, 0)
-        align = dict(ha="right" if negative else "left", va="center")
+        align = {"ha": "right" if negative else "left", "va": "center"}
     else:
         xy, offset = (at, end), (0, sign * 4)
-        align = dict(ha="center", va="top" if negative else "bottom")
+        align = {"ha": "center", "va": "top" if negative else "bottom"}
     d.value_text(ax, label, xy, offset, **align)
 
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from .. import layout, style
 from .. import mpl as d
 from ..legend import reference_items, series_items
-from ..model import LegendItem, PanelPlan, Point, Slot
+from ..model import LegendItem, PanelPlan, Point
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:

@@ -11,7 +11,6 @@ from ..model import LegendItem, PanelPlan
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
     from ..draw.common import Frame

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -84,7 +85,7 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
     segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
     for line in _lines(panel):
         ordered = sorted(line, key=lambda p: xs[id(p)])
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in itertools.pairwise(ordered):
             if a.value is not None and b.value is not None:  # a null breaks the line
                 (ax0, ay0), (ax1, ay1) = to_px((xs[id(a)], a.value)), to_px((xs[id(b)], b.value))
                 segments.append(((ax0, ay0), (ax1, ay1)))

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 from .. import layout, style
 from .. import mpl as d
-from ..legend import series_items
 from ..model import LegendItem, PanelPlan, Point, Slot
 from . import Kind, LegendInput
 

@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from evidencepress.cli import main
+from chart_manifest import changed_charts
 from sitekit import CHART, REPO, article, export, make_site, result, tree
 
 def build(root: Path, *args: str) -> tuple[int, str]:
@@ -220,6 +221,8 @@ def test_project_content_builds_end_to_end(tmp_path: Path) -> None:
         folder = name[: -len("index.html")]
         assert folder + "index.json" in files and folder + "index.md" in files
     assert any(name.endswith(".svg") for name in files)
+    # The SVG regression manifest: every chart as reviewed (see tests/chart_manifest.py to update it).
+    assert changed_charts(files) == [], "charts changed: look at them, then update tests/chart_manifest.json"
 
 
 WARM_BUILD = """

@@ -52,9 +52,9 @@ def out_of_range(points: Iterable[Point], references: Iterable[Reference], ctx: 
         numbers = [point.value, point.x, *point.observations]
         if point.whisker is not None:
             numbers += [point.whisker.sd, point.whisker.low, point.whisker.high]
-            if point.value is not None:
-                numbers += list(point.whisker.bounds(point.value))
         bad = next((n for n in numbers if n is not None and not _drawable(n)), None)
+        if bad is None and point.whisker is not None and point.value is not None:
+            bad = next((n for n in point.whisker.bounds(point.value) if not _drawable(n)), None)
         if bad is not None:
             return _problem(ctx, f"{point.label!r} has {_text(bad)}", "y")
     for reference in references:

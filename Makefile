@@ -15,6 +15,9 @@ test: $(STAMP)
 check: $(STAMP)
 	$(BIN)/evidencepress check
 
+serve: $(STAMP)
+	$(BIN)/evidencepress serve
+
 bench: $(STAMP)
 	cd bench && ../$(BIN)/python run.py
 

@@ -2,8 +2,11 @@
 
 A valid small article (with and without a chart) is mutated at random: lines
 deleted, duplicated or swapped, characters and unicode inserted, the file
-truncated, JSON and YAML values replaced by values of other types. `check`
-must exit 0 or 1 and every problem it prints must have the compiler form.
+truncated, JSON and YAML values replaced by values of other types, bytes
+flipped (NUL, invalid UTF-8), YAML tags and anchors inserted, numbers replaced
+by hostile literals (1e400, -0, 2**64, 400 digits, .inf) and values wrapped in
+deep nesting. `check` must exit 0 or 1 and every problem it prints must have
+the compiler form; `build` must also never raise.
 The exact schema check that lets jsonschema skip valid subtrees is compared
 with jsonschema itself on the same kind of mutated exports.
 """
@@ -20,10 +23,10 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker, validators
 
 from evidencepress.cli import main
-from evidencepress.schemas import load_schemas, schema_folder
+from evidencepress.schemas import ECMA_KEYWORDS, load_schemas, schema_folder
 from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
@@ -128,16 +131,71 @@ def character_edit(draw: st.DrawFn, text: str) -> str:
     return text[:at]
 
 
+HOSTILE_NUMBERS = ["1e400", "-1e400", "1.0e+400", "1e-400", "-0", "-0.0", "22.50", "18446744073709551616",
+                   "9" * 400, "1e307", "-1.7976931348623157e308", "0.000000000000000000001", "1E2"]
+YAML_TAGS = ["!!set {a, b}", "!!binary aGVsbG8=", "!!omap [a: 1]", "!!python/object:os.system x", "!foo bar",
+             "!!timestamp 2026-02-30", "&a [1, *a]", "*nothing", ".inf", "-.inf", ".nan", "1.0e+400", "!!float x"]
+
+
+@st.composite
+def hostile_number(draw: st.DrawFn, text: str) -> str:
+    """A number of the export (or a chart/front matter scalar) replaced by a hostile literal."""
+    spots = [m.span() for m in re.finditer(r"(?<=[:\[, ])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?=[,\]\}\n])", text)]
+    if not spots:
+        return text
+    start, end = draw(st.sampled_from(spots))
+    return text[:start] + draw(st.sampled_from(HOSTILE_NUMBERS + YAML_TAGS[-4:])) + text[end:]
+
+
+@st.composite
+def yaml_tag(draw: st.DrawFn, text: str) -> str:
+    """A YAML value of the front matter or the chart replaced by a tagged, anchored or special value."""
+    spots = [m.span(1) for m in re.finditer(r"^ *[a-z_]+: (.+)$", text, re.M) if "```" not in m.group(0)]
+    start, end = draw(st.sampled_from(spots))
+    return text[:start] + draw(st.sampled_from(YAML_TAGS)) + text[end:]
+
+
+@st.composite
+def deep_nesting(draw: st.DrawFn, text: str) -> str:
+    """A value wrapped in many arrays/objects (JSON) or sequences (YAML, on one line or indented)."""
+    depth = draw(st.sampled_from([31, 32, 33, 63, 64, 65, 300, 30_000]))
+    kind = draw(st.sampled_from(["json-array", "json-object", "yaml-dashes", "yaml-flow", "markdown-quote"]))
+    if kind.startswith("json"):
+        start = text.index('"value": ') + len('"value": ')
+        end = text.index(",", start)
+        open_, close = ("[", "]") if kind == "json-array" else ('{"a": ', "}")
+        return text[:start] + open_ * depth + text[start:end] + close * depth + text[end:]
+    if kind == "markdown-quote":
+        return text.replace("## ", "> " * depth + "## ", 1)
+    start = text.index("tags:") if "tags:" in text else text.index("summary:")
+    line_end = text.index("\n", start)
+    value = "- " * depth + "x" if kind == "yaml-dashes" else "[" * depth + "x" + "]" * depth
+    return text[:start] + "tags:\n" + value + text[line_end:]
+
+
+@st.composite
+def byte_edit(draw: st.DrawFn, data: bytes) -> bytes:
+    at = draw(st.integers(0, len(data)))
+    noise = draw(st.sampled_from([b"\x00", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xef\xbb\xbf", b"\r", b"\x1b[0m"]))
+    return data[:at] + noise + data[at + draw(st.integers(0, 2)):]
+
+
 @st.composite
 def mutated_article(draw: st.DrawFn) -> str:
     text = draw(st.sampled_from([ARTICLE, ARTICLE_WITH_CHART]))
-    first = draw(st.sampled_from(["export", "front", "chart", "none"]))
+    first = draw(st.sampled_from(["export", "front", "chart", "number", "tag", "nesting", "none"]))
     if first == "export":
         text = draw(retyped_export(text))
     elif first == "front":
         text = draw(retyped_front_matter(text))
     elif first == "chart":
         text = draw(retyped_chart(ARTICLE_WITH_CHART))
+    elif first == "number":
+        text = draw(hostile_number(text))
+    elif first == "tag":
+        text = draw(yaml_tag(text))
+    elif first == "nesting":
+        text = draw(deep_nesting(text))
     for _ in range(draw(st.integers(0 if first != "none" else 1, 3))):
         text = draw(st.one_of(line_edit(text), character_edit(text)))
     return text
@@ -151,30 +209,48 @@ def assert_reported(stderr: str) -> None:
         assert DIAGNOSTIC.match(line) or line.startswith("  hint: "), line
 
 
-@EXAMPLES
-@given(article=mutated_article(), as_bytes=st.sampled_from(["utf-8", "crlf", "latin-1"]))
-def test_check_never_raises_on_a_mutated_article(tmp_path: Path, article: str, as_bytes: str) -> None:
+def _encoded(article: str, as_bytes: str) -> bytes:
     if as_bytes == "utf-8":
-        data = article.encode("utf-8", "surrogatepass")
-    elif as_bytes == "crlf":
-        data = article.replace("\n", "\r\n").encode("utf-8", "surrogatepass")
-    else:
-        data = article.encode("latin-1", "replace")
-    root = write_site(tmp_path, {"guides/decode.md": data})
+        return article.encode("utf-8", "surrogatepass")
+    if as_bytes == "crlf":
+        return article.replace("\n", "\r\n").encode("utf-8", "surrogatepass")
+    return article.encode("latin-1", "replace")
+
+
+@EXAMPLES
+@given(article=mutated_article(), as_bytes=st.sampled_from(["utf-8", "crlf", "latin-1"]), data=st.data())
+def test_check_never_raises_on_a_mutated_article(tmp_path: Path, article: str, as_bytes: str,
+                                                  data: st.DataObject) -> None:
+    encoded = _encoded(article, as_bytes)
+    for _ in range(data.draw(st.integers(0, 2))):
+        encoded = data.draw(byte_edit(encoded))
+    root = write_site(tmp_path, {"guides/decode.md": encoded})
     result = CliRunner().invoke(main, ["check", "--root", str(root)])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise AssertionError(f"traceback:\n{article}") from result.exception
+        raise AssertionError(f"traceback:\n{encoded!r}") from result.exception
     assert result.exit_code in (0, 1), result.output
     if result.exit_code == 1:
         assert_reported(result.stderr)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(article=mutated_article().filter(lambda text: "```chart" not in text))
+def test_build_never_raises_on_a_mutated_article(tmp_path: Path, article: str) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": article.encode("utf-8", "surrogatepass")})
+    result = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", "--no-cache", "--force"])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise AssertionError(f"traceback:\n{article}") from result.exception
+    assert result.exit_code in (0, 1), result.output
 
 
 # --- the quick schema check agrees with jsonschema -------------------------------------------
 
 SCHEMAS = load_schemas(schema_folder(REPO))
 EXPORT = SCHEMAS.validator("export.schema.json")
-REFERENCE = Draft202012Validator(SCHEMAS.documents["export.schema.json"], registry=SCHEMAS.registry,
-                                 format_checker=FormatChecker())
+# jsonschema itself, with patterns matched as ECMA 262 does ($ only at the very end), as the quick check does
+REFERENCE = validators.extend(Draft202012Validator, ECMA_KEYWORDS)(
+    SCHEMAS.documents["export.schema.json"], registry=SCHEMAS.registry, format_checker=FormatChecker())
 BASE_EXPORT = json.loads(_split(ARTICLE)[1])
 
 

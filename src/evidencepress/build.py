@@ -13,12 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
-from .config import RESERVED_FOLDERS, SiteConfig, load_config
+from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
-from .model import Asset, Page
+from .model import Asset, Page, SourceFile
+from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
+from jinja2 import TemplateError
+
 from .render import (
     SiteContext,
     article_json,
@@ -28,14 +32,17 @@ from .render import (
     render_article,
     render_listing,
     template_folder,
+    template_problem,
 )
-from .schemas import SchemaSet, load_schemas, schema_folder
+from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .sources import read_content
 from .validate import validate_page
-from .writer import read_tree, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
 EXPORTS_DIR = "exports"
-CACHE_DIR = ".cache/charts"
+CACHE_ROOT = ".cache"
+CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
+JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
 
 
@@ -48,6 +55,7 @@ class BuildOptions:
     jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
     use_cache: bool = True
     strict: bool = False
+    force: bool = False  # replace an output folder that evidencepress did not write
 
 
 @dataclass(frozen=True)
@@ -58,6 +66,7 @@ class SitePlan:
     schemas: SchemaSet
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
 class ConfigError(Exception):
@@ -68,35 +77,82 @@ class ConfigError(Exception):
         self.problems = problems
 
 
-def plan_site(options: BuildOptions) -> tuple[SitePlan | None, list[Problem]]:
+@dataclass(frozen=True)
+class Setup:
+    """What every page is checked against: the schemas and the site configuration."""
+
+    schemas: SchemaSet
+    config: SiteConfig
+
+
+def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
+    """Schemas and site.toml (with --base-url). Raises ConfigError when there is no site."""
     root = options.root
-    schemas = load_schemas(schema_folder(root))
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
     config, problems = load_config(root, schemas)
     if config is None:
         if not (root / "site.toml").is_file():
             raise ConfigError(problems)
         return None, problems
     if options.base_url:
-        config = config.with_base_url(options.base_url)
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
+    return Setup(schemas, config), problems
+
+
+def page_store(options: BuildOptions) -> Store:
+    """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
+    return Store(options.root / CACHE_ROOT / PAGES if options.use_cache else None)
+
+
+def plan_site(options: BuildOptions, setup: Setup | None = None,
+              store: Store | None = None) -> tuple[SitePlan | None, list[Problem]]:
+    """Read, parse and validate every page, check links: all problems, nothing drawn or written.
+    Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
+    problems: list[Problem] = []
+    if setup is None:
+        setup, problems = load_setup(options)
+        if setup is None:
+            return None, problems
+    root, schemas, config = options.root, setup.schemas, setup.config
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    store = store if store is not None else page_store(options)
     for source in content.pages:
-        parsed, page_problems = parse_page(source)
-        problems += page_problems
-        if parsed is None:
-            continue
-        page, page_problems = validate_page(parsed, schemas)
+        page, page_problems = _validated(source, schemas, store)
         problems += page_problems
         if page is not None and (options.drafts or not page.front.draft):
             pages.append(page)
     problems += _url_collisions(pages, config)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas))
+    problems += _file_collisions(pages, content.assets, content.static, config, schemas)
+    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
+                            {"/" + item.rel for item in content.static})
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
+    """Parse and validate one page, or read the outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code."""
+    key = page_key(source, schemas.fingerprint)
+    cached = load_page(store, key, source)
+    if cached is not None:
+        return cached
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    save_page(store, key, page, problems)
+    return page, problems
 
 
 def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
@@ -107,6 +163,24 @@ def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
         for p in pages
         if p.url in generated
     ]
+
+
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], config: SiteConfig,
+                     schemas: SchemaSet) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), config, schemas) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
 
 
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteConfig, schemas: SchemaSet) -> set[str]:
@@ -145,6 +219,9 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
             files[listing.url.lstrip("/") + name] = data
     for asset in plan.assets:
         files[asset.rel] = asset.data
+    for item in plan.static:
+        files[item.rel] = item.data
+    files[MARKER] = MARKER_TEXT
     for name, data in static_files(template_folder(options.root)):
         files[f"static/{name}"] = data
     for name, data in plan.schemas.published:
@@ -170,37 +247,59 @@ def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, byte
     return exports
 
 
-def output_dir(plan: SitePlan, options: BuildOptions) -> Path:
-    return options.out if options.out is not None else options.root / plan.config.output
+def site_files(options: BuildOptions, store: Store | None = None,
+               progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+    """Plan and render without writing the output: every file of the site by path (for serve).
+    ``store`` (kept across rebuilds by serve) is committed when the site is good."""
+    store = store if store is not None else page_store(options)
+    plan, problems = plan_site(options, store=store)
+    if plan is None:
+        return None, problems
+    files, render_problems = _rendered(plan, options, progress)
+    if files is not None and options.use_cache:
+        store.commit()
+    return files, problems + render_problems
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options)
+def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> tuple[dict[str, bytes] | None,
+                                                                                         list[Problem]]:
+    try:
+        return render_site(plan, options, progress), []
+    except TemplateError as exc:
+        return None, [template_problem(exc, options.root)]
+
+
+def build_site(options: BuildOptions, progress: Progress | None = None,
+               checkpoint: Checkpoint | None = None) -> list[Problem]:
+    """Validate, render and write. ``checkpoint`` is called between the write's steps
+    (the fault-injection tests kill the process there)."""
+    setup, problems = load_setup(options)
+    if setup is None:
+        return problems
+    out = options.out if options.out is not None else options.root / setup.config.output
+    refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
+    if refused is not None:
+        raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
+    store = page_store(options)
+    plan, plan_problems = plan_site(options, setup, store)
+    problems += plan_problems
     if plan is None:
         return problems
-    out = output_dir(plan, options)
-    refused = _refused_output(out, options.root)
-    if refused:
-        raise ConfigError([error(Location(str(out)), refused, "output", hint="use a folder of its own, e.g. --out _site")])
-    files = render_site(plan, options, progress)
+    files, render_problems = _rendered(plan, options, progress)
+    if files is None:
+        return problems + render_problems
+    trees = {out: files, options.root / EXPORTS_DIR: export_files(plan, files)}
     try:
-        write_trees({out: files, options.root / EXPORTS_DIR: export_files(plan, files)})
+        write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="nothing was changed; free space or fix permissions, then build again")]
+                                 hint="the previous output is in place; free space or fix permissions, "
+                                      "then build again")]
+    if options.use_cache:
+        store.commit()
+        prune_caches(options.root / CACHE_ROOT)
     return problems
-
-
-def _refused_output(out: Path, root: Path) -> str:
-    """Why ``out`` must not be replaced by the built site, or ""."""
-    out, root = out.resolve(), root.resolve()
-    if out == root or out in root.parents:
-        return f"the output folder {out} holds the site root; building there would replace it"
-    for own in sorted(RESERVED_FOLDERS):
-        if out == root / own or (root / own) in out.parents:
-            return f"the output folder {out} is the site's own {own}/"
-    return ""
 
 
 def check_site(options: BuildOptions) -> list[Problem]:

@@ -9,7 +9,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NoReturn
 
 import click
 
@@ -28,6 +28,20 @@ STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors."
 @click.version_option(__version__, prog_name="evidencepress")
 def main() -> None:
     """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+    _tolerant_streams()
+
+
+def _tolerant_streams() -> None:
+    """A terminal or pipe that cannot show a character (PYTHONIOENCODING=latin-1) gets an
+    escape instead of a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _utf8_stdout() -> bool:
+    return (getattr(sys.stdout, "encoding", None) or "").lower().replace("-", "") in ("utf8", "utf8sig")
 
 
 @main.command()
@@ -37,13 +51,14 @@ def main() -> None:
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @STRICT
 @FORMAT
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          strict: bool, output_format: str) -> None:
+          force: bool, strict: bool, output_format: str) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict)
+                           use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
     problems = _run(lambda: build_site(options, _progress()))
     _report(problems, output_format)
@@ -65,6 +80,24 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
     sys.exit(1 if has_errors(problems) else 0)
 
 
+@main.command()
+@ROOT
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+    """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
+    from .serve import PortUnavailable, run_server
+
+    try:
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+    except PortUnavailable as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
 @main.command(name="import")
 @click.argument("file", type=click.Path(dir_okay=False, exists=True, path_type=Path))
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
@@ -72,15 +105,26 @@ def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
     from .importer import ImportError_, import_markdown
 
+    data = file.read_bytes()
     try:
-        article = import_markdown(file.read_text(encoding="utf-8"))
+        article = import_markdown(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        _fail(f"{file}:{line}:1: error: not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded [import]")
     except ImportError_ as exc:
-        click.echo(f"{file}:{exc.line}:1: error: {exc} [import]", err=True)
-        sys.exit(1)
+        _fail(f"{file}:{exc.line}:1: error: {exc} [import]\n  hint: import reads the index.md that build publishes")
     if output is None:
         click.echo(article, nl=False)
-    else:
+        return
+    try:
         output.write_text(article, encoding="utf-8")
+    except OSError as exc:
+        _fail(f"{output}: error: cannot write: {exc.strerror or exc} [import]")
+
+
+def _fail(text: str) -> NoReturn:
+    click.echo(text, err=True)
+    sys.exit(1)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
@@ -93,8 +137,8 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
 
 def _report(problems: list[Problem], output_format: str) -> None:
     ordered = sort_problems(problems)
-    if output_format == "json":
-        click.echo(format_json(ordered), nl=False)
+    if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
+        click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
         click.echo(format_text(ordered), nl=False, err=True)
 

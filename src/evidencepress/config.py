@@ -37,9 +37,6 @@ class SiteConfig:
         """The path part of base_url: ``/`` or ``/site/``."""
         return urlsplit(self.base_url).path or "/"
 
-    def with_base_url(self, base_url: str) -> "SiteConfig":
-        return replace(self, base_url=base_url if base_url.endswith("/") else base_url + "/")
-
     def section_title(self, section_id: str) -> str:
         for section in self.sections:
             if section.id == section_id:
@@ -77,6 +74,18 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
     return config, []
 
 
+def override_base_url(config: SiteConfig, base_url: str, schemas: SchemaSet) -> tuple[SiteConfig, list[Problem]]:
+    """``--base-url``, checked by the site schema's rule for ``base_url`` (a trailing / is added)."""
+    url = base_url if base_url.endswith("/") else base_url + "/"
+    rule = schemas.documents["site.schema.json"].get("properties", {}).get("base_url", {})
+    checker = schemas.validator("site.schema.json").validator.evolve(schema=rule)
+    if checker.is_valid(url):
+        return replace(config, base_url=url), []
+    message = str(rule.get("x-message", "not a valid base URL"))
+    return config, [error(Location("--base-url"), f"{message}, got {url!r}", "config", "base_url",
+                          str(rule.get("x-hint", "")))]
+
+
 def _decode(data: bytes) -> str | Problem:
     """site.toml as text (a BOM is dropped), or where its first non-UTF-8 byte stands."""
     if data.startswith(b"\xef\xbb\xbf"):
@@ -100,7 +109,8 @@ def _toml_problem(exc: tomllib.TOMLDecodeError) -> Problem:
 
 
 # Folders of the site root that a build must never replace with its output.
-RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "src", "tests", "bench", ".cache"})
+RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "static", "src", "tests", "bench",
+                              ".cache", ".git", ".github"})
 
 
 def _output_problems(data: dict[str, object], positions: Positions) -> list[Problem]:

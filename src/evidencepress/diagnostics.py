@@ -115,8 +115,8 @@ def format_text(problems: Sequence[Problem]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def format_json(problems: Sequence[Problem]) -> str:
-    return json.dumps([p.as_dict() for p in problems], indent=2, ensure_ascii=False) + "\n"
+def format_json(problems: Sequence[Problem], ascii_only: bool = False) -> str:
+    return json.dumps([p.as_dict() for p in problems], indent=2, ensure_ascii=ascii_only) + "\n"
 
 
 def _plural(count: int, noun: str) -> str:

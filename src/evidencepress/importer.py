@@ -29,13 +29,28 @@ _CHART = re.compile(
 
 
 class ImportError_(ValueError):
-    def __init__(self, message: str, line: int = 1) -> None:
+    """The file is not a published index.md; ``line`` is where the problem shows (1-based)."""
+
+    def __init__(self, message: str, line: int = 1, near: str = "") -> None:
         super().__init__(message)
         self.line = line
+        self.near = near  # text at the problem, for import_markdown to find its line
+
+    def located(self, text: str) -> ImportError_:
+        found = text.find(self.near) if self.near else -1
+        return ImportError_(str(self), text.count("\n", 0, found) + 1 if found >= 0 else self.line)
 
 
 def import_markdown(text: str) -> str:
+    """The source article of a published index.md; ImportError_ says why a file is not one."""
     text = text.replace("\r\n", "\n")
+    try:
+        return _import(text)
+    except ImportError_ as exc:
+        raise exc.located(text) from None
+
+
+def _import(text: str) -> str:
     title, rest = _title(text)
     meta, rest = _meta(rest)
     export, rest = _export(rest)
@@ -64,8 +79,15 @@ def _meta(text: str) -> tuple[dict[str, object], str]:
     start = text.find(META_OPEN)
     if start < 0:
         return {}, text
-    end = text.index(COMMENT_CLOSE, start)
-    meta = json.loads(text[start + len(META_OPEN) : end])
+    end = text.find(COMMENT_CLOSE, start)
+    if end < 0:
+        raise ImportError_("the evidencepress comment is not closed with -->", near=META_OPEN)
+    try:
+        meta = json.loads(text[start + len(META_OPEN) : end])
+    except json.JSONDecodeError as exc:
+        raise ImportError_(f"the evidencepress comment is not valid JSON: {exc.msg}", near=META_OPEN) from exc
+    if not isinstance(meta, dict):
+        raise ImportError_("the evidencepress comment must hold a JSON object", near=META_OPEN)
     before = text[:start]
     summary = meta.get("summary")
     if summary is not None:
@@ -85,7 +107,11 @@ def _checked(text: str) -> tuple[str, object]:
     if not matches or CHECKED_TAIL not in text[matches[-1].start():]:
         raise ImportError_("no `Checked YYYY-MM-DD.` line: is this a published index.md?")
     last = matches[-1]
-    return text[: last.start()], dt.date.fromisoformat(last.group(1))
+    try:
+        checked = dt.date.fromisoformat(last.group(1))
+    except ValueError as exc:
+        raise ImportError_(f"the Checked date {last.group(1)} is not a date: {exc}", near=last.group(0)) from exc
+    return text[: last.start()], checked
 
 
 def _sources(text: str) -> tuple[str, list[dict[str, str]]]:

@@ -14,19 +14,23 @@ import bisect
 import json
 import math
 import re
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from .diagnostics import Location, Problem, error
 from .jsontext import parse_float, parse_int
 from .model import Document, JsonPath, Positions, dotted
 
-MAX_DEPTH = 64
+MAX_DEPTH = 64  # objects and arrays inside each other
+MAX_STRING = 10_000  # characters of one string (key or value)
+MAX_ITEMS = 20_000  # items of one array
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
 _NON_FINITE = {"NaN", "Infinity", "-Infinity"}
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
 _DEPTH_HINT = "flatten the structure: an export nests at most 64 objects and arrays"
+_STRING_HINT = f"an export string holds at most {MAX_STRING:,} characters; quote the source briefly and link it"
+_ITEMS_HINT = f"an export array holds at most {MAX_ITEMS:,} items; split the evidence over several pages"
 
 Spot = tuple[int, int]
 
@@ -126,7 +130,7 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, scan.result()[2] or [error(Location(file, first_line, 1 + indent),
                                                 f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
                                                 hint=_DEPTH_HINT)]
-    if hooks.suspicious or _too_deep(value):
+    if hooks.suspicious or _beyond_limits(value):
         problems = scan.result()[2]
         if problems:
             return None, problems
@@ -138,15 +142,24 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     return Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1))), []
 
 
-def _too_deep(value: Any) -> bool:
-    """More than MAX_DEPTH objects and arrays inside each other (walked without recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)] if isinstance(value, (dict, list)) else []
+def _beyond_limits(value: Any) -> bool:
+    """Deeper than MAX_DEPTH, a string longer than MAX_STRING or an array longer than MAX_ITEMS
+    (walked without recursion); the token scan then says where."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if depth > MAX_DEPTH:
+        if isinstance(item, str):
+            if len(item) > MAX_STRING:
+                return True
+            continue
+        if not isinstance(item, (dict, list)):
+            continue
+        if depth > MAX_DEPTH or len(item) > MAX_ITEMS:
             return True
-        children = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+        if isinstance(item, dict) and any(len(key) > MAX_STRING for key in item):
+            return True
+        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, str)))
     return False
 
 
@@ -195,6 +208,8 @@ def _scan(
             frame = stack[-1]
             key = _key(token)
             path = frame[0] + (key,)
+            if len(key) > MAX_STRING:
+                problems.append(_too_long(key, path, Location(file, *cursor.spot(offset))))
             if key in frame[4]:
                 where = Location(file, *cursor.spot(offset))
                 problems.append(error(where, f"duplicate key {key!r}", "duplicate-key", dotted(path),
@@ -206,6 +221,12 @@ def _scan(
             continue
         path = _value_path(stack)
         values[path] = cursor.spot(offset)
+        if path and path[-1] == MAX_ITEMS and len(stack[-1][0]) == len(path) - 1 and not stack[-1][1]:
+            where = Location(file, *cursor.spot(offset))
+            problems.append(error(where, f"more than {MAX_ITEMS:,} items in one array", "json-limit",
+                                  _short(path[:-1]), hint=_ITEMS_HINT))
+        if token[0] == '"' and len(token) - 2 > MAX_STRING and len(_key(token)) > MAX_STRING:
+            problems.append(_too_long(_key(token), path, Location(file, *cursor.spot(offset))))
         if token in _NON_FINITE:
             where = Location(file, *cursor.spot(offset))
             problems.append(error(where, f"{token} is not a JSON number", "json-number", dotted(path),
@@ -225,6 +246,11 @@ def _scan(
     return problems
 
 
+def _too_long(text: str, path: JsonPath, where: Location) -> Problem:
+    return error(where, f"a string of {len(text):,} characters; at most {MAX_STRING:,}", "json-limit",
+                 _short(path), hint=_STRING_HINT)
+
+
 def _overflows(token: str) -> bool:
     if token[0] not in "-0123456789":
         return False
@@ -235,7 +261,8 @@ def _overflows(token: str) -> bool:
 
 
 def _short(path: JsonPath) -> str:
-    """A long path shortened for a human: its first three and last segments."""
+    """A long path shortened for a human: its first three and last segments, long keys cut."""
+    path = tuple(p if isinstance(p, int) or len(p) <= 40 else p[:37] + "…" for p in path)
     if len(path) <= 6:
         return dotted(path)
     last = path[-1]
@@ -246,8 +273,9 @@ def _value_path(stack: list[list[Any]]) -> JsonPath:
     if not stack:
         return ()
     frame = stack[-1]
+    parent: JsonPath = frame[0]
     if frame[1]:
-        return frame[0] + (frame[3],)
-    index = frame[2]
+        return parent + (frame[3],)
+    index: int = frame[2]
     frame[2] += 1
-    return frame[0] + (index,)
+    return parent + (index,)

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable
 
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
 class AuthoredFloat(float):

@@ -19,9 +19,6 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from .urls import is_site_path, relative
 
-EXPORT_INFO = "json export"
-CHART_INFO = "chart"
-
 
 def slugify(title: str) -> str:
     """Stable heading id: lowercase words joined by hyphens."""
@@ -29,12 +26,17 @@ def slugify(title: str) -> str:
     return re.sub(r"[\s_-]+", "-", slug).strip("-") or "section"
 
 
+class _Markdown(MarkdownIt):
+    def validateLink(self, url: str) -> bool:  # noqa: N802 - markdown-it's name
+        """Every target passes: refused schemes are reported by validate, not dropped."""
+        return True
+
+
 def create_parser() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": True, "typographer": False})
+    md = _Markdown("commonmark", {"html": False, "linkify": True, "typographer": False})
     md.enable(["table", "strikethrough", "linkify"])
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
-    md.validateLink = lambda url: True  # refused schemes are reported by validate, not dropped
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("image", _render_image)
@@ -45,11 +47,11 @@ def tokenize(text: str) -> list[Token]:
     return _PARSER.parse(text, {})
 
 
-def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str]) -> str:
-    """HTML of the body. Site paths become relative to ``page_url``;
-    ``figures`` maps a chart fence's body line to its HTML."""
-    env = {"figures": figures, "page_url": page_url}
-    return _PARSER.renderer.render(list(tokens), _PARSER.options, env)
+def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int]) -> str:
+    """HTML of the body. Site paths become relative to ``page_url``; a fence whose opening body
+    line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all."""
+    env = {"figures": figures, "hidden": hidden, "page_url": page_url}
+    return str(_PARSER.renderer.render(list(tokens), _PARSER.options, env))
 
 
 def _relative_copy(token: Token, attr: str, env: dict[str, Any]) -> Token:
@@ -72,13 +74,13 @@ def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
 
 
 def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    token = tokens[idx]
-    info = token.info.strip()
-    if info == EXPORT_INFO:
+    where = tokens[idx].map
+    start = where[0] if where else -1
+    if start in env["hidden"]:
         return ""
-    if info == CHART_INFO and token.map:
-        return str(env.get("figures", {}).get(token.map[0], ""))
-    return self.fence(tokens, idx, options, env)
+    if start in env["figures"]:
+        return str(env["figures"][start])
+    return str(self.fence(tokens, idx, options, env))
 
 
 _PARSER = create_parser()

@@ -32,7 +32,6 @@ import json
 from typing import Any, Sequence
 
 from . import jsontext
-from .markdown import CHART_INFO, EXPORT_INFO
 from .model import Page
 
 META_OPEN = "<!-- evidencepress: "
@@ -71,18 +70,18 @@ def _body(page: Page) -> str:
     """The body with the export fence removed and chart fences shown as images."""
     lines = page.body.split("\n")
     charts = {chart.line - page.body_line: chart for chart in page.charts}
+    specs = {fence.body_index: fence.content for fence in page.chart_fences}
     replaced: list[tuple[int, int, list[str]]] = []
     for token in page.tokens:
         if token.type != "fence" or not token.map:
             continue
-        info = " ".join(token.info.split())
         start, end = token.map
-        if info == EXPORT_INFO:
+        if start == page.export_index:
             if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
                 end += 1  # do not leave two blank lines where the fence stood
             replaced.append((start, end, []))
-        elif info == CHART_INFO and start in charts:
-            replaced.append((start, end, _chart_lines(charts[start], token.content)))
+        elif start in charts:
+            replaced.append((start, end, _chart_lines(charts[start], specs[start])))
     for start, end, new in sorted(replaced, reverse=True):
         lines[start:end] = new
     return "\n".join(lines)

@@ -93,14 +93,19 @@ class Asset:
     data: bytes
 
 
+EXPORT_FENCE = "export"  # ```json export
+CHART_FENCE = "chart"  # ```chart
+
+
 @dataclass(frozen=True)
 class Fence:
-    """A fenced block of the body, with its place in the Markdown file."""
+    """A data fence of the body (the export or a chart), with its place in the Markdown file."""
 
-    info: str
-    content: str
-    line: int  # 1-based line of the opening fence
+    kind: str  # EXPORT_FENCE or CHART_FENCE, decided once by the parse stage
+    content: str  # the body as written
+    line: int  # 1-based line of the opening fence in the file
     indent: int  # columns removed from each content line by the fence's indentation
+    body_index: int = 0  # 0-based line of the opening fence in the page body (markdown-it's token.map[0])
 
     @property
     def content_line(self) -> int:
@@ -175,6 +180,8 @@ class Page:
     tokens: tuple[Any, ...]
     export: Mapping[str, Any] | None
     charts: tuple[Any, ...]
+    export_index: int | None = None  # 0-based body line of the export fence: rendered nowhere
+    chart_fences: tuple[Fence, ...] = ()
 
     @property
     def url(self) -> str:

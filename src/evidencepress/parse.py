@@ -1,21 +1,44 @@
 """Parse stage: a SourceFile becomes a ParsedPage.
 
-Splits the YAML front matter from the body, parses both the front matter and
-the ``json export`` fence with positions in the Markdown file, and collects
-the ``chart`` fences. Nothing is validated against a schema here.
+Splits the YAML front matter from the body, finds the ``json export`` and
+``chart`` fences, and parses the front matter and the export with positions
+in the Markdown file. Fences are classified here, once (:func:`fence_kind`);
+every later stage uses this result by the fence's line.
+
+The bodies of those fences are JSON and YAML read by their own parsers, so
+the Markdown tokenizer does not need them: a fence that opens at column 0
+after a blank line (it can only be a fence of the document) has its body
+lines blanked before tokenizing, which keeps every line number and spares
+markdown-it a walk over a large export. When the tokens do not show the fence
+exactly where the scan found it, the body is tokenized again as written.
 """
 
 from __future__ import annotations
+
+import re
+from collections.abc import Sequence
 
 from markdown_it.token import Token
 
 from .diagnostics import Location, Problem, error
 from .jsonmap import load_json
-from .markdown import CHART_INFO, EXPORT_INFO, fences, tokenize
-from .model import Document, Fence, ParsedPage, SourceFile
+from .markdown import fences, tokenize
+from .model import CHART_FENCE, EXPORT_FENCE, Document, Fence, ParsedPage, SourceFile
 from .yamlmap import load_yaml
 
 _FRONT_HINT = "start the file with a line `---`, the YAML front matter, and another line `---`"
+_OPENING = re.compile(r"(`{3,}|~{3,})([^`]*)$")
+
+
+def fence_kind(info: str) -> str | None:
+    """``export`` for a ``json export`` fence, ``chart`` for a ``chart`` fence, else None.
+    Words are compared, so ``json  export`` (two spaces) is the export too."""
+    words = info.split()
+    if words == ["json", "export"]:
+        return EXPORT_FENCE
+    if words == ["chart"]:
+        return CHART_FENCE
+    return None
 
 
 def parse_page(source: SourceFile) -> tuple[ParsedPage | None, list[Problem]]:
@@ -28,8 +51,9 @@ def parse_page(source: SourceFile) -> tuple[ParsedPage | None, list[Problem]]:
     problems: list[Problem] = []
     front, front_problems = load_yaml(yaml_text, source.path, 2)
     problems.extend(front_problems)
-    tokens = tokenize(body)
-    export_fence, chart_fences, fence_problems = _fences(tokens, body, body_line, source.path)
+    lines = body.split("\n")
+    tokens, found = _tokenize(lines)
+    export_fence, chart_fences, fence_problems = _classify(found, lines, body_line, source.path)
     problems.extend(fence_problems)
     export: Document | None = None
     if export_fence is not None:
@@ -54,20 +78,73 @@ def _split_front_matter(source: SourceFile) -> tuple[str, str, int] | Problem:
                  hint="end the front matter with a line `---`")
 
 
-def _fences(
-    tokens: list[Token], body: str, body_line: int, path: str
+# --- tokenizing without the data fences' bodies ----------------------------------
+
+
+def _tokenize(lines: list[str]) -> tuple[list[Token], list[tuple[Token, str]]]:
+    """Tokens of the body, and each data fence token with its content as written."""
+    spans = _data_fence_spans(lines)
+    if spans:
+        blanked = list(lines)
+        for start, end in spans:
+            blanked[start + 1 : end - 1] = [""] * (end - 1 - (start + 1))
+        tokens = tokenize("\n".join(blanked))
+        found = _data_fences(tokens)
+        if {(t.map[0], t.map[1]) for t, _ in found if t.map} >= set(spans):
+            contents = {start: "".join(line + "\n" for line in lines[start + 1 : end - 1]) for start, end in spans}
+            return tokens, [(t, contents.get(t.map[0], t.content) if t.map else t.content) for t, _ in found]
+    tokens = tokenize("\n".join(lines))
+    return tokens, _data_fences(tokens)
+
+
+def _data_fences(tokens: Sequence[Token]) -> list[tuple[Token, str]]:
+    return [(t, t.content) for t in fences(tokens) if t.map and fence_kind(t.info) is not None]
+
+
+def _data_fence_spans(lines: list[str]) -> list[tuple[int, int]]:
+    """(opening line, line after the closing fence) of each closed data fence that opens at
+    column 0 after a blank line, by CommonMark's fence rules (0-based body lines)."""
+    spans: list[tuple[int, int]] = []
+    index = 0
+    while index < len(lines):
+        opening = _OPENING.match(lines[index])
+        if opening is None:
+            index += 1
+            continue
+        marker = opening.group(1)
+        close = _closing(lines, index + 1, marker)
+        after_blank = index == 0 or not lines[index - 1].strip()
+        if close is not None and after_blank and fence_kind(opening.group(2)) is not None:
+            spans.append((index, close + 1))
+        index = (close if close is not None else len(lines)) + 1
+    return spans
+
+
+def _closing(lines: list[str], start: int, marker: str) -> int | None:
+    """The line that closes a fence opened with ``marker``: the same character, at least as
+    many, indented at most 3 spaces, nothing else on the line."""
+    pattern = re.compile(r" {0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$")
+    for number in range(start, len(lines)):
+        if pattern.match(lines[number]):
+            return number
+    return None
+
+
+# --- classification ------------------------------------------------------------
+
+
+def _classify(
+    found: list[tuple[Token, str]], lines: list[str], body_line: int, path: str
 ) -> tuple[Fence | None, list[Fence], list[Problem]]:
-    body_lines = body.split("\n")
     export: Fence | None = None
     charts: list[Fence] = []
     problems: list[Problem] = []
-    for token in fences(tokens):
-        info = " ".join(token.info.split())
-        if info not in (EXPORT_INFO, CHART_INFO) or not token.map:
-            continue
-        indent = _content_column(body_lines[token.map[0]], token.markup)
-        fence = Fence(info, token.content, body_line + token.map[0], indent)
-        if info == CHART_INFO:
+    for token, content in found:
+        kind = fence_kind(token.info)
+        assert kind is not None and token.map is not None  # _data_fences keeps only these
+        indent = _content_column(lines[token.map[0]], token.markup)
+        fence = Fence(kind, content, body_line + token.map[0], indent, token.map[0])
+        if kind == CHART_FENCE:
             charts.append(fence)
         elif export is None:
             export = fence

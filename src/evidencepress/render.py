@@ -7,6 +7,7 @@ show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
 from __future__ import annotations
 
 import functools
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -17,6 +18,7 @@ from markupsafe import Markup
 from . import jsontext
 from .charts import chart_table, inline_svg
 from .config import SiteConfig
+from .diagnostics import Location, Problem, error
 from .markdown import headings, render_tokens
 from .markdown_out import article_markdown, listing_markdown
 from .model import Page
@@ -57,6 +59,25 @@ class SiteContext:
     config: SiteConfig
     nav: tuple[NavItem, ...]
     schema_url: str
+
+
+def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
+    """A template that fails to compile or to render, at its file and line."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
+    if path is None:  # a runtime error: Jinja points the traceback into the template
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
+        if frames:
+            path, line = frames[-1].filename, frames[-1].lineno or 0
+    shown = _shown_path(Path(path), root) if path else "templates/"
+    return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
+                 hint="fix the template; every variable a template uses must be one the renderer passes")
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def template_folder(root: Path) -> Path:
@@ -122,7 +143,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
             wide=Markup(inline_svg(wide)) if wide else "",
             narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
-    body = Markup(render_tokens(page.tokens, page.url, figures))
+    hidden = frozenset({page.export_index} if page.export_index is not None else ())
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(
         **_base(ctx, page.url),

@@ -11,6 +11,8 @@ objects.
 from __future__ import annotations
 
 import difflib
+import functools
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -23,7 +25,7 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from .diagnostics import Problem, error
+from .diagnostics import Location, Problem, error
 from . import jsontext
 from .jsontext import plain
 from .model import JsonPath, Positions, dotted
@@ -62,7 +64,8 @@ class SchemaSet:
 
     @property
     def units(self) -> Mapping[str, Any]:
-        return self.documents["units.json"]["units"]
+        units: Mapping[str, Any] = self.documents["units.json"]["units"]
+        return units
 
     @property
     def recommended_conditions(self) -> tuple[str, ...]:
@@ -75,6 +78,14 @@ class SchemaSet:
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
         return tuple(dict.fromkeys([*result.get("required", ()), *self.recommended_conditions]))
 
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """sha256 of every schema file's bytes: what a cached validation depends on."""
+        digest = hashlib.sha256()
+        for name, data in self.published:
+            digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+        return digest.hexdigest()
+
     def url(self, name: str) -> str:
         return str(self.documents[name].get("$id", name))
 
@@ -85,54 +96,161 @@ def schema_folder(root: Path) -> Path:
     return own if (own / "export.schema.json").is_file() else DEFAULT_FOLDER
 
 
+class SchemaFileError(Exception):
+    """A schema file of the site cannot be read or compiled: the site cannot be checked at all."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__(problem.format())
+        self.problem = problem
+
+
 def load_schemas(folder: Path) -> SchemaSet:
+    """Every schema of ``folder`` (a missing file falls back to the default one).
+
+    Raises SchemaFileError for a file that is not JSON or not a valid JSON Schema.
+    """
     documents: dict[str, Any] = {}
     published: list[tuple[str, bytes]] = []
-    registry: Registry = Registry()
+    shown: dict[str, str] = {}
     for name in SCHEMA_FILES:
         path = folder / name
         if not path.is_file():
             path = DEFAULT_FOLDER / name
         if not path.is_file():
             continue  # chart.schema.json may be absent from an old site
+        shown[name] = f"schema/{name}" if path.parent == folder else str(path)
         data = path.read_bytes()
-        document = json.loads(data)
-        documents[name] = document
+        documents[name] = _parse(data, shown[name])
         published.append((name, data))
-        resource = Resource.from_contents(document, default_specification=DRAFT202012)
-        registry = registry.with_resource(uri=document.get("$id", name), resource=resource)
-    registry = registry.crawl()
-    fast_registry = jsonschema_rs.Registry(
-        [(d["$id"], d) for d in documents.values() if isinstance(d, dict) and "$id" in d]
-    )
-    validators = {
-        name: _schema(document, registry, fast_registry)
-        for name, document in documents.items()
-        if name.endswith(".schema.json")
-    }
+    registry = _registry(documents)
+    try:
+        fast_registry = jsonschema_rs.Registry(
+            [(d["$id"], d) for d in documents.values() if isinstance(d, dict) and "$id" in d]
+        )
+        validators = {
+            name: _schema(document, registry, fast_registry)
+            for name, document in documents.items()
+            if name.endswith(".schema.json")
+        }
+    except (ValueError, jsonschema_rs.ValidationError) as exc:
+        raise SchemaFileError(error(Location("schema/"), f"a schema cannot be compiled: {exc}", "schema-file",
+                                    hint="check the schema files against JSON Schema 2020-12")) from exc
     return SchemaSet(folder, registry, documents, tuple(published), validators)
+
+
+def _parse(data: bytes, shown: str) -> Any:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SchemaFileError(error(Location(shown), f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
+                                    "schema-file", hint="save the schema as UTF-8")) from exc
+    except json.JSONDecodeError as exc:
+        raise SchemaFileError(error(Location(shown, exc.lineno, exc.colno), f"invalid JSON: {exc.msg}",
+                                    "schema-file", hint="a schema file is one JSON object")) from exc
+
+
+def _registry(documents: Mapping[str, Any]) -> Registry:
+    registry: Registry = Registry()
+    for name, document in documents.items():
+        uri = document.get("$id", name) if isinstance(document, dict) else name
+        resource = Resource.from_contents(document, default_specification=DRAFT202012)
+        registry = registry.with_resource(uri=uri, resource=resource)
+    return registry.crawl()
 
 
 def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
-    compiled = {ref: fast.get(ref) for ref, _ in _subschemas(document)}
-    by_schema = {id(sub): _tolerant(compiled[ref].is_valid) for ref, sub in _subschemas(document)
-                 if compiled[ref] is not None}
-    validator_class = validators.extend(Draft202012Validator, {
+    by_schema: dict[int, Check] = {}
+    for ref, sub in _subschemas(document):
+        compiled = fast.get(ref)
+        if compiled is not None:
+            by_schema[id(sub)] = _tolerant(compiled.is_valid)
+    validator_class = validators.extend(Draft202012Validator, {  # type: ignore[no-untyped-call]
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),
+        **ECMA_KEYWORDS,
     })
     checker = FormatChecker()
-    return Schema(validator_class(document, registry=registry, format_checker=checker), _tolerant(fast.get("#").is_valid))
+    return Schema(validator_class(document, registry=registry, format_checker=checker), by_schema[id(document)])
+
+
+# JSON Schema patterns are ECMA 262 regexes, where ``$`` matches only at the very end;
+# Python's ``$`` also matches before a final newline, so ``^[a-z]+$`` would accept
+# "decode\n" (jsonschema-rs does not). These keywords search with ``$`` as ECMA means it.
+Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
+_ADDITIONAL: Keyword = Draft202012Validator.VALIDATORS["additionalProperties"]
+
+
+def ecma_search(pattern: str, text: str) -> bool:
+    return _compiled(pattern).search(text) is not None
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(ecma_dollar(pattern))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not ecma_search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: Any,
+                        schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if ecma_search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any,
+                           schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    patterns = schema.get("patternProperties")
+    if isinstance(patterns, dict):
+        schema = {**schema, "patternProperties": {ecma_dollar(p): v for p, v in patterns.items()}}
+    yield from _ADDITIONAL(validator, additional, instance, schema)
+
+
+ECMA_KEYWORDS: Mapping[str, Keyword] = {
+    "pattern": _pattern,
+    "patternProperties": _pattern_properties,
+    "additionalProperties": _additional_properties,
+}
+
+
+def ecma_dollar(pattern: str) -> str:
+    r"""The pattern in Python's dialect: each ``$`` outside a character class becomes ``\Z``."""
+    out: list[str] = []
+    escaped = in_class = False
+    for char in pattern:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append("\\Z")
+            continue
+        out.append(char)
+    return "".join(out)
 
 
 def _tolerant(check: Check) -> Check:
-    """jsonschema-rs refuses number subclasses (an authored ``22.50``): check their plain form."""
+    """jsonschema-rs refuses number subclasses (an authored ``22.50``): check their plain form.
+    A value it cannot take at all is left to jsonschema, which explains what is wrong."""
     def tolerant(instance: Any) -> bool:
         try:
             return check(instance)
         except ValueError:
-            return check(plain(instance))
+            try:
+                return check(plain(instance))
+            except ValueError:
+                return False
     return tolerant
 
 
@@ -150,7 +268,6 @@ def _subschemas(schema: Any, ref: str = "#") -> Iterator[tuple[str, Any]]:
 # jsonschema explains an invalid document; these keyword functions let it skip the
 # array items and properties that the exact quick check finds valid (they have no
 # errors to explain), so one bad value in a 10 MB export is found in a moment.
-Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
 _ITEMS: Keyword = Draft202012Validator.VALIDATORS["items"]
 
 
@@ -250,10 +367,12 @@ def _quoted_name(message: str) -> str:
 
 
 def _extra_keys(err: ValidationError) -> list[str]:
-    schema = err.schema
+    schema = err.schema if isinstance(err.schema, dict) else {}
+    if not isinstance(err.instance, dict):
+        return []
     known = set(schema.get("properties", {}))
-    patterns = [re.compile(p) for p in schema.get("patternProperties", {})]
-    return [k for k in err.instance if k not in known and not any(p.search(k) for p in patterns)]
+    patterns = list(schema.get("patternProperties", {}))
+    return [k for k in err.instance if k not in known and not any(ecma_search(p, k) for p in patterns)]
 
 
 def _show(value: Any) -> str:

@@ -60,18 +60,18 @@ def _evidence_urls(export: Mapping[str, Any], positions: Positions, sources: tup
             url = obj.get(key)
             if not isinstance(url, str):
                 continue
-            source = by_url.get(normalise_url(url))
-            if source is None:
+            found = by_url.get(normalise_url(url))
+            if found is None:
                 problems.append(error(positions.of_key(path + (key,)), f"{url} is not in a document listed in `sources`",
                                       "evidence-url", dotted(path + (key,)),
                                       "add the document to the front matter's sources, or correct the URL"))
                 continue
             sha = obj.get("source_document_sha256")
-            if isinstance(sha, str) and sha != source.sha256:
+            if isinstance(sha, str) and sha != found.sha256:
                 where = positions.of_key(path + ("source_document_sha256",))
-                problems.append(error(where, f"SHA-256 {sha[:12]}… differs from the source's {source.sha256[:12]}…",
+                problems.append(error(where, f"SHA-256 {sha[:12]}… differs from the source's {found.sha256[:12]}…",
                                       "sha256", dotted(path + ("source_document_sha256",)),
-                                      f"the source {source.url} is listed with sha256 {source.sha256}"))
+                                      f"the source {found.url} is listed with sha256 {found.sha256}"))
     return problems
 
 

@@ -1,8 +1,11 @@
-"""Read stage: the only walker of ``content/``.
+"""Read stage: the only walker of ``content/`` and ``static/``.
 
-Returns every Markdown file decoded (BOM removed, line endings normalised)
-and every file under ``content/assets/`` as bytes, in sorted order so that
-the file system's listing order never reaches the output.
+Returns every Markdown file decoded (BOM removed, line endings normalised),
+every file under ``content/assets/`` and every file of the site's ``static/``
+folder (copied as-is into the output root: ``CNAME``, ``.nojekyll``,
+``.well-known/``) as bytes, in sorted order so that the file system's listing
+order never reaches the output. A file that cannot be read is a problem at
+its path, never a traceback.
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from .model import Asset, SourceFile
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 ASSETS = "assets"
+STATIC_DIR = "static"
 
 
 @dataclass(frozen=True)
 class Content:
     pages: tuple[SourceFile, ...]
     assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # rel is the path in the output root
 
 
 def read_content(root: Path, content_dir: str = "content") -> tuple[Content, list[Problem]]:
@@ -42,7 +47,9 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
             problems.append(refused)
             continue
         if rel.startswith(ASSETS + "/"):
-            assets.append(Asset(rel, path.read_bytes()))
+            data = _read_bytes(path, shown, problems)
+            if data is not None:
+                assets.append(Asset(rel, data))
         elif path.suffix == ".md":
             page, page_problems = _read_page(path, rel, shown)
             problems.extend(page_problems)
@@ -52,7 +59,37 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
             problems.append(warning(Location(shown), "not published: only .md files and content/assets/ are",
                                     "path", hint="move static files to content/assets/"))
     unique, clashes = _one_page_per_url(pages)
-    return Content(unique, tuple(assets)), problems + clashes
+    static, static_problems = read_static(root)
+    return Content(unique, tuple(assets), static), problems + clashes + static_problems
+
+
+def read_static(root: Path) -> tuple[tuple[Asset, ...], list[Problem]]:
+    """Every file of ``static/``, for the output root; symlinks must stay inside the folder."""
+    base = root / STATIC_DIR
+    if not base.is_dir():
+        return (), []
+    problems: list[Problem] = []
+    files: list[Asset] = []
+    real_base = base.resolve()
+    for path in _walk(base):
+        shown = f"{STATIC_DIR}/{path.relative_to(base).as_posix()}"
+        refused = _refused(path, real_base, shown, STATIC_DIR)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        data = _read_bytes(path, shown, problems)
+        if data is not None:
+            files.append(Asset(path.relative_to(base).as_posix(), data))
+    return tuple(files), problems
+
+
+def _read_bytes(path: Path, shown: str, problems: list[Problem]) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        problems.append(error(Location(shown), f"cannot be read: {exc.strerror or exc}", "read",
+                              hint="check the file exists and is readable, then build again"))
+        return None
 
 
 def _one_page_per_url(pages: list[SourceFile]) -> tuple[tuple[SourceFile, ...], list[Problem]]:
@@ -82,11 +119,19 @@ def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
 
 
-def _refused(path: Path, real_base: Path, shown: str) -> Problem | None:
-    """A symlink leaving content/, a broken one, or anything that is not a regular file."""
-    if path.is_symlink() and not _inside(path.resolve(), real_base):
-        return error(Location(shown), "symlink points outside content/", "path",
-                     hint="copy the file into content/ instead of linking to it")
+def _refused(path: Path, real_base: Path, shown: str, folder: str = "content") -> Problem | None:
+    """A symlink leaving the folder, a broken or looping one, or anything that is not a regular file."""
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except RuntimeError:
+            return error(Location(shown), "symlink loop: the link points (through others) at itself", "path",
+                         hint="remove the link, or point it at a file")
+        except OSError:
+            target = None
+        if target is not None and not _inside(target, real_base):
+            return error(Location(shown), f"symlink points outside {folder}/", "path",
+                         hint=f"copy the file into {folder}/ instead of linking to it")
     if path.is_symlink() and not path.exists():
         return error(Location(shown), "broken symlink: its target does not exist", "path",
                      hint="remove the link, or point it at a file inside content/")
@@ -101,7 +146,10 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
     if bad is not None:
         hint = "use lowercase letters, digits and hyphens, e.g. " + _suggest(bad)
         return None, [error(Location(shown), f"{bad!r} is not a slug", "slug", hint=hint)]
-    data = path.read_bytes()
+    problems: list[Problem] = []
+    data = _read_bytes(path, shown, problems)
+    if data is None:
+        return None, problems
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
@@ -113,6 +161,12 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
         message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
         return None, [error(Location(shown, line, col), message, "encoding", hint="save the file as UTF-8")]
     text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x00" in text:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return None, [error(Location(shown, line, col), "NUL character (U+0000) in the text", "encoding",
+                            hint="the file is damaged or not text: remove the NUL byte")]
     return SourceFile(shown, rel, text), []
 
 

@@ -33,7 +33,8 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
     if front is None or has_errors(problems):
         return None, problems
     page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,
-                export.value if export else None, tuple(charts))
+                export.value if export else None, tuple(charts),
+                parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences)
     return page, problems
 
 

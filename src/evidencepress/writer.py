@@ -1,66 +1,252 @@
 """Write stage: the only code that touches the output folders.
 
-All folders of one build are written in full into temporary siblings first,
-then swapped into place one after the other; a failure before the swaps
-leaves every previous folder untouched and removes the temporary ones.
+A build replaces whole folders (``_site/``, ``exports/``). Each new folder is
+written in full into a hidden sibling (``._site.new-XXXX``), then exchanged
+with the old one in a single ``renameat2(RENAME_EXCHANGE)`` call, so at every
+instant each folder is either its complete previous tree or its complete new
+tree. A journal written before the first exchange lists every exchange of the
+build; a run killed between two exchanges is finished by the next run
+(:func:`recover`), so the folders end up from the same build. Leftover hidden
+siblings (a build killed while staging, an old tree not yet deleted) are
+removed by the next run.
+
+Where the kernel or file system cannot exchange two folders (not Linux, some
+network file systems), the swap is two renames; the journal then also lets
+the next run put back a folder that a kill left missing.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
+import json
 import os
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Callable, Mapping
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
+Checkpoint = Callable[[str], None]
+
+JOURNAL_VERSION = 1
 
 
-def write_trees(trees: Mapping[Path, Tree]) -> None:
+@dataclass(frozen=True)
+class Swap:
+    """One folder of a build: ``staged`` (complete new tree) replaces ``target``."""
+
+    target: Path
+    staged: Path
+    inode: int  # of the staged folder: tells after a kill whether the exchange happened
+
+    def as_json(self) -> dict[str, object]:
+        return {"target": str(self.target), "staged": str(self.staged), "inode": self.inode}
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
+
+
+def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoint | None = None) -> None:
     """Replace each target folder by a folder holding exactly its files.
 
-    Raises OSError (disk full, permission denied ...) with nothing changed.
+    Raises OSError (disk full, permission denied ...) when a new tree cannot be
+    staged; then no target has changed. ``checkpoint`` is called between steps
+    (fault-injection tests kill the process there).
     """
-    staged: list[tuple[Path, Path]] = []
+    checkpoint = checkpoint or _no_checkpoint
+    recover(journal, list(trees))
+    swaps: list[Swap] = []
     try:
         for target in sorted(trees):
-            staged.append((_stage(target, trees[target]), target))
+            swaps.append(_stage(target, trees[target], checkpoint))
     except BaseException:
-        for staging, _ in staged:
-            shutil.rmtree(staging, ignore_errors=True)
+        for swap in swaps:
+            shutil.rmtree(swap.staged, ignore_errors=True)
         raise
-    for staging, target in staged:
-        _swap(staging, target)
+    _write_journal(journal, swaps, checkpoint)
+    try:
+        _exchange_all(swaps, checkpoint)
+    except OSError:
+        journal.unlink(missing_ok=True)
+        raise
+    journal.unlink()
+    checkpoint("journal removed")
+    for swap in swaps:
+        shutil.rmtree(swap.staged, ignore_errors=True)  # now the previous tree
+        checkpoint(f"removed old {swap.target.name}")
 
 
-def _stage(target: Path, files: Tree) -> Path:
+def _exchange_all(swaps: list[Swap], checkpoint: Checkpoint) -> None:
+    """Exchange every staged tree in; on an error, exchange back those done and re-raise
+    (the previous trees are then in place again, the staged ones are removed)."""
+    done: list[Swap] = []
+    try:
+        for swap in swaps:
+            _exchange(swap.staged, swap.target)
+            done.append(swap)
+            checkpoint(f"exchanged {swap.target.name}")
+    except OSError:
+        for swap in reversed(done):
+            _exchange(swap.staged, swap.target)
+        for swap in swaps:
+            shutil.rmtree(swap.staged, ignore_errors=True)
+        raise
+
+
+def recover(journal: Path, targets: list[Path]) -> None:
+    """Finish the exchanges of a build that was killed, then remove leftover hidden folders."""
+    for swap in _read_journal(journal):
+        if _inode(swap.target) == swap.inode:
+            continue  # exchanged before the kill
+        if _inode(swap.staged) == swap.inode:
+            _exchange(swap.staged, swap.target)
+    journal.unlink(missing_ok=True)
+    Path(f"{journal}.tmp").unlink(missing_ok=True)
+    for target in targets:
+        for leftover in _leftovers(target):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _leftovers(target: Path) -> list[Path]:
+    if not target.parent.is_dir():
+        return []
+    prefixes = (f".{target.name}.new-", f".{target.name}.old-")
+    return sorted(p for p in target.parent.iterdir() if p.name.startswith(prefixes) and not p.is_symlink())
+
+
+def _stage(target: Path, files: Tree, checkpoint: Checkpoint) -> Swap:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
     try:
-        for rel in sorted(files):
+        for index, rel in enumerate(sorted(files)):
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(files[rel])
+            if index == 0:
+                checkpoint(f"staging {target.name}")
         staging.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return staging
+    checkpoint(f"staged {target.name}")
+    return Swap(target, staging, staging.stat().st_ino)
 
 
-def _swap(staging: Path, target: Path) -> None:
-    if not target.exists():
-        os.replace(staging, target)
-        return
-    retired = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    os.rmdir(retired)
-    os.replace(target, retired)
+def _write_journal(journal: Path, swaps: list[Swap], checkpoint: Checkpoint) -> None:
+    """Atomically (temp file + rename): a kill leaves either no journal or a whole one."""
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(f"{journal}.tmp")
+    document = {"version": JOURNAL_VERSION, "swaps": [swap.as_json() for swap in swaps]}
+    with open(temp, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    checkpoint("journal staged")
+    os.replace(temp, journal)
+    checkpoint("journal written")
+
+
+def _read_journal(journal: Path) -> list[Swap]:
     try:
-        os.replace(staging, target)
-    except BaseException:
-        os.replace(retired, target)
-        raise
-    shutil.rmtree(retired, ignore_errors=True)
+        document = json.loads(journal.read_text(encoding="utf-8"))
+        return [Swap(Path(s["target"]), Path(s["staged"]), int(s["inode"])) for s in document["swaps"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # no journal (the usual case) or an unreadable one: nothing to finish
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.lstat().st_ino
+    except OSError:
+        return None
+
+
+# --- swapping two folders -------------------------------------------------------
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange(staged: Path, target: Path) -> None:
+    """Put ``staged`` at ``target``; the previous ``target`` (if any) ends up at ``staged``."""
+    if not os.path.lexists(target):
+        os.replace(staged, target)
+        return
+    if _RENAMEAT2 is not None:
+        if _RENAMEAT2(_AT_FDCWD, os.fsencode(staged), _AT_FDCWD, os.fsencode(target), _RENAME_EXCHANGE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+            raise OSError(code, os.strerror(code), str(target))
+    _two_renames(staged, target)
+
+
+def _two_renames(staged: Path, target: Path) -> None:
+    """The portable swap: old aside, new in, old to the staged name. A kill between the
+    first two renames leaves ``target`` missing; :func:`recover` then renames the staged
+    tree in (it still has the journal's inode)."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.rmdir(aside)
+    os.replace(target, aside)
+    os.replace(staged, target)
+    os.replace(aside, staged)
+
+
+# --- which folders a build may replace --------------------------------------------
+
+MARKER = ".evidencepress-output"
+MARKER_TEXT = b"This folder is written by `evidencepress build`, which replaces it as a whole.\n"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+    hint: str
+
+
+_OWN_FOLDER = "use a folder of its own, e.g. --out _site"
+
+
+def refusal(out: Path, root: Path, reserved: frozenset[str], force: bool) -> Refusal | None:
+    """Why the build must not replace ``out`` with the site, or None.
+
+    Never: the site root, a folder above it, one of its own folders (``content/``,
+    ``.git/`` ...), a file or a link. Without ``force``: a folder that holds anything
+    but a previous build (which carries :data:`MARKER`).
+    """
+    resolved, real_root = out.resolve(), root.resolve()
+    if resolved == real_root or resolved in real_root.parents:
+        return Refusal(f"the output folder {out} holds the site root; building there would replace it", _OWN_FOLDER)
+    for own in sorted(reserved):
+        if resolved == real_root / own or (real_root / own) in resolved.parents:
+            return Refusal(f"the output folder {out} is the site's own {own}/", _OWN_FOLDER)
+    if os.path.lexists(out) and (out.is_symlink() or not out.is_dir()):
+        return Refusal(f"the output path {out} is {'a link' if out.is_symlink() else 'a file'}, not a folder",
+                       _OWN_FOLDER)
+    if force or not out.exists() or (out / MARKER).is_file():
+        return None
+    try:
+        holds_files = any(out.iterdir())
+    except OSError as exc:
+        return Refusal(f"the output folder {out} cannot be read: {exc.strerror or exc}", _OWN_FOLDER)
+    if holds_files:
+        return Refusal(f"the output folder {out} holds files that evidencepress did not write; "
+                       "building would replace them", "empty the folder or choose another; --force replaces it anyway")
+    return None
 
 
 def read_tree(target: Path) -> dict[str, bytes]:

@@ -10,6 +10,7 @@ PyYAML's constructor rejects (``2026-02-30``) is reported at its node.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
@@ -48,7 +49,7 @@ class _Loader(yaml.SafeLoader):
         self.depth = 0
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if isinstance(event, yaml.AliasEvent):
             raise _Refused(f"alias *{event.anchor} is not supported", event.start_mark,
                            "write the value out instead of referring to an anchor")
@@ -74,6 +75,31 @@ class _FastLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignor
     """libyaml's parser and composer with PyYAML's safe constructor and resolver."""
 
 
+# Values that have no JSON form: front matter and chart specs hold JSON-like data only.
+_NOT_JSON = {
+    "tag:yaml.org,2002:set": "a set",
+    "tag:yaml.org,2002:binary": "binary data",
+    "tag:yaml.org,2002:omap": "an ordered map",
+    "tag:yaml.org,2002:pairs": "a list of pairs",
+}
+
+
+def _refuse_tag(loader: Any, node: yaml.Node) -> Any:
+    short = node.tag.replace("tag:yaml.org,2002:", "!!")
+    raise _BadTag(f"{short} ({_NOT_JSON[node.tag]}) is not supported", node.start_mark)
+
+
+class _BadTag(ConstructorError):
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(None, None, problem, mark)
+        self.hint = "write a plain list, mapping or quoted text instead of a tagged value"
+
+
+for _tag in _NOT_JSON:
+    _Loader.add_constructor(_tag, _refuse_tag)
+    _FastLoader.add_constructor(_tag, _refuse_tag)
+
+
 def _load_fast(text: str) -> tuple[Any, Any] | None:
     """(node, value) through libyaml, or None to let the checking loader read ``text``.
 
@@ -96,8 +122,13 @@ def _load_fast(text: str) -> tuple[Any, Any] | None:
         loader.dispose()
 
 
+_BLOCK_INDENT = re.compile(r"[ \t]*(?:[-?:][ \t]+)*")
+
+
 def _plainly_shallow(text: str) -> bool:
-    """True when neither indentation nor brackets could reach MAX_DEPTH (a cheap over-estimate)."""
+    """True when neither indentation (``- - - a`` nests too) nor brackets could reach
+    MAX_DEPTH (a cheap over-estimate). libyaml's composer recurses in C: deep input
+    must never reach it."""
     depth = most = 0
     for char in text:
         if char in "[{":
@@ -105,7 +136,7 @@ def _plainly_shallow(text: str) -> bool:
             most = max(most, depth)
         elif char in "]}":
             depth -= 1
-    widest = max((len(line) - len(line.lstrip(" ")) for line in text.split("\n")), default=0)
+    widest = max((_BLOCK_INDENT.match(line).end() for line in text.split("\n")), default=0)  # type: ignore[union-attr]
     return most <= MAX_DEPTH and widest <= 2 * MAX_DEPTH
 
 

@@ -1,0 +1,160 @@
+"""Content-addressed caches under ``.cache/``: what a build computed once, it reads back.
+
+Keys are sha256 digests of everything a result depends on — the bytes of the
+input, the schemas or templates, the configuration, and a fingerprint of this
+package's own code — never file times, so a cache entry is right or absent.
+Entries are written atomically (temporary file + rename). Each folder has a
+size bound; :func:`prune` removes the least recently used entries past it.
+A cache that cannot be read or written only costs time: it never fails a build.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import pickle
+import sys
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from . import __version__
+
+PAGES = "pages"
+RENDERED = "rendered"
+CHARTS = "charts"
+BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20}  # bytes per folder
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """This package's version and source code: a changed parser or renderer invalidates everything."""
+    digest = hashlib.sha256(f"{__version__} {sys.version}".encode())
+    package = Path(__file__).resolve().parent
+    for path in sorted(package.rglob("*")):
+        if path.suffix in (".py", ".js") and path.is_file():
+            digest.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def key_of(*parts: bytes | str) -> str:
+    """sha256 of the parts, each length-prefixed so that no two part lists collide."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
+class Store:
+    """One cache folder of pickled values by key.
+
+    ``save`` keeps a value in memory; ``commit`` writes what was saved to the folder, so
+    that a failed build writes nothing (and ``check``, which never commits, neither). A
+    store kept across rebuilds (``serve``) answers from memory first. ``folder`` None:
+    memory only.
+    """
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+        self._memory: dict[str, bytes] = {}
+        self._pending: set[str] = set()
+        self._used: set[str] = set()
+
+    def load(self, key: str) -> Any | None:
+        data = self._memory.get(key)
+        if data is None and self.folder is not None:
+            try:
+                data = (self.folder / key[:2] / key).read_bytes()
+            except OSError:
+                return None
+            self._used.add(key)
+        if data is None:
+            return None
+        try:
+            return pickle.loads(data)
+        except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
+            return None
+
+    def save(self, key: str, value: Any) -> None:
+        try:
+            self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+            return
+        self._pending.add(key)
+
+    def commit(self) -> None:
+        """Write the values saved since the last commit; a cache only saves time, so errors are ignored."""
+        if self.folder is None:
+            return
+        for key in sorted(self._pending):
+            _write_entry(self.folder, key, self._memory[key])
+        for key in sorted(self._used - self._pending):
+            _touch(self.folder / key[:2] / key)
+        self._pending.clear()
+        self._used.clear()
+
+
+def _touch(path: Path) -> None:
+    """Mark an entry recently used: prune() keeps it longest."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
+
+
+def _write_entry(folder: Path, key: str, data: bytes) -> None:
+    """Atomically: temporary file + rename, so a reader never sees half an entry."""
+    target = folder / key[:2] / key
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{key}.", suffix=".tmp")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.replace(temp, target)
+    except OSError:
+        Path(temp).unlink(missing_ok=True)
+
+
+def prune_caches(root: Path) -> None:
+    """Keep every cache folder under ``root`` within its bound."""
+    for name, bound in BOUNDS.items():
+        prune(root / name, bound)
+
+
+def prune(folder: Path, bound: int) -> int:
+    """Remove the least recently used files of ``folder`` until it holds at most 3/4 of ``bound``
+    bytes (only when it holds more than ``bound``). Returns the number of files removed."""
+    entries = list(_files(folder))
+    total = sum(size for _, size, _ in entries)
+    if total <= bound:
+        return 0
+    removed = 0
+    for path, size, _ in sorted(entries, key=lambda entry: entry[2]):
+        if total <= bound * 3 // 4:
+            break
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed
+
+
+def _files(folder: Path) -> Iterable[tuple[Path, int, float]]:
+    if not folder.is_dir():
+        return
+    for directory, _, names in os.walk(folder):
+        for name in names:
+            path = Path(directory) / name
+            try:
+                status = path.stat()
+            except OSError:
+                continue
+            yield path, status.st_size, status.st_mtime

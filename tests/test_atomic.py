@@ -1,0 +1,124 @@
+"""Atomic output under kill -9: fault injection at every step of the write.
+
+A build of version 2 of a site is killed (SIGKILL, in a child process) at
+each checkpoint of the writer in turn. After every kill, ``_site/`` and
+``exports/`` must each be the complete tree of version 1 or of version 2;
+the next build must leave both at version 2 with no hidden leftovers.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from evidencepress.build import BuildOptions, build_site
+from sitekit import article, export, make_site, result, tree
+
+KILLER = textwrap.dedent("""
+    import os, signal, sys
+    from pathlib import Path
+    from evidencepress import writer
+    from evidencepress.build import BuildOptions, build_site
+
+    root, kill_at, portable = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "portable"
+    if portable:
+        writer._RENAMEAT2 = None  # the two-renames swap of file systems without RENAME_EXCHANGE
+    steps = []
+
+    def checkpoint(step):
+        steps.append(step)
+        if len(steps) == kill_at:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    build_site(BuildOptions(root=root, jobs=1, use_cache=False), checkpoint=checkpoint)
+    print(len(steps))
+""")
+
+
+def _version(root: Path, number: int) -> Path:
+    results = [result(f"Run {i}", 40.0 + i + number) for i in range(3)]
+    pages = {f"guides/p{i}.md": article(f"Page {i} v{number}", export_doc=export(*results)) for i in range(3)}
+    if number == 2:
+        pages["guides/new.md"] = article("Added in version 2")
+    return make_site(root, pages)
+
+
+def _built(root: Path, number: int) -> tuple[dict[str, bytes], dict[str, bytes]]:
+    _version(root, number)
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=False)) if p.is_error]
+    return tree(root / "_site"), tree(root / "exports")
+
+
+def _hidden(root: Path) -> list[str]:
+    return sorted(p.name for p in root.iterdir() if p.name.startswith(("._site.", ".exports.")))
+
+
+def _kill(root: Path, step: int, mode: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", KILLER, str(root), str(step), mode],
+                          capture_output=True, text=True, check=False)
+
+
+@pytest.mark.parametrize("mode", ["renameat2", "portable"])
+def test_kill_at_every_step_leaves_a_complete_old_or_new_output(tmp_path: Path, mode: str) -> None:
+    old = _built(tmp_path / "old", 1)
+    new = _built(tmp_path / "new", 2)
+    assert old[0] != new[0] and old[1] != new[1]
+    template = tmp_path / "template"
+    shutil.copytree(tmp_path / "old", template)
+    _version(template, 2)  # version 1 built, version 2 written: the next build changes everything
+
+    steps = int(_kill(template, 0, mode).stdout)  # kill_at 0: never killed, counts the steps
+    assert steps >= 8
+    for step in range(1, steps + 1):
+        root = tmp_path / f"kill-{step}"
+        shutil.copytree(template, root)
+        shutil.rmtree(root / "_site")
+        shutil.copytree(tmp_path / "old" / "_site", root / "_site")
+        outcome = _kill(root, step, mode)
+        assert outcome.returncode == -signal.SIGKILL, (step, outcome.stderr)
+        site, exports = tree(root / "_site"), tree(root / "exports")
+        assert site in (old[0], new[0]), f"_site/ is neither old nor new after a kill at step {step}"
+        assert exports in (old[1], new[1]), f"exports/ is neither old nor new after a kill at step {step}"
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=False)) if p.is_error]
+        assert (tree(root / "_site"), tree(root / "exports")) == new, step
+        assert _hidden(root) == [], step
+        assert not (root / ".cache" / "write-journal.json").exists()
+
+
+def test_an_interrupted_swap_is_finished_by_the_next_run(tmp_path: Path) -> None:
+    """Killed between the two exchanges: the next run completes the same build's swap."""
+    old = _built(tmp_path / "old", 1)
+    new = _built(tmp_path / "new", 2)
+    root = tmp_path / "site"
+    shutil.copytree(tmp_path / "old", root)
+    _version(root, 2)
+    steps: list[str] = []
+    probe = tmp_path / "probe"
+    shutil.copytree(root, probe)
+    build_site(BuildOptions(root=probe, jobs=1, use_cache=False), checkpoint=steps.append)
+    first_exchange = steps.index(next(s for s in steps if s.startswith("exchanged"))) + 1
+    outcome = _kill(root, first_exchange, "renameat2")
+    assert outcome.returncode == -signal.SIGKILL
+    assert (tree(root / "_site"), tree(root / "exports")) in ((old[0], new[1]), (new[0], old[1]))
+    assert (root / ".cache" / "write-journal.json").is_file()
+    from evidencepress.writer import recover
+
+    recover(root / ".cache" / "write-journal.json", [root / "_site", root / "exports"])
+    assert (tree(root / "_site"), tree(root / "exports")) == new
+    assert _hidden(root) == []
+
+
+def test_leftovers_of_a_build_killed_while_staging_are_removed(tmp_path: Path) -> None:
+    root = _version(tmp_path / "site", 1)
+    (root / "._site.new-abc123").mkdir()
+    (root / "._site.new-abc123" / "half.html").write_text("half")
+    (root / ".exports.old-xyz").mkdir()
+    (root / ".unrelated").mkdir()
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=False)) if p.is_error]
+    assert _hidden(root) == [] and (root / ".unrelated").is_dir()

@@ -1,0 +1,85 @@
+"""Content-addressed caches: right or absent, never stale; bounded in size."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from evidencepress.build import BuildOptions, build_site, plan_site
+from evidencepress.cache import Store, key_of, prune
+from sitekit import article, export, make_site, result, tree
+
+
+def _outcome(root: Path) -> tuple[list[str], list[str]]:
+    plan, problems = plan_site(BuildOptions(root=root, jobs=1))
+    titles = [page.front.title for page in plan.pages] if plan else []
+    return titles, [p.format() for p in problems]
+
+
+def test_a_cached_page_is_the_page_and_an_edit_is_seen(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"guides/a.md": article("First", export_doc=export(result(unit="tok/s")))})
+    cold = _outcome(root)
+    assert not (root / ".cache" / "pages").exists(), "planning alone wrote the cache"
+    build_site(BuildOptions(root=root, jobs=1))
+    assert list((root / ".cache" / "pages").rglob("*")), "the page cache was not written"
+    assert _outcome(root) == cold  # read back: same page, same warnings
+    (root / "content/guides/a.md").write_text(article("Second", export_doc=export(result())))
+    titles, problems = _outcome(root)
+    assert titles == ["Second"] and problems == []
+
+
+def test_cached_and_uncached_builds_are_byte_identical(tmp_path: Path) -> None:
+    root = make_site(tmp_path / "a", {"guides/a.md": article("A", export_doc=export(result(value=22.5)))})
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    first = tree(root / "_site")
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert tree(root / "_site") == first
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=False)) if p.is_error]
+    assert tree(root / "_site") == first
+
+
+def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    key = key_of("x")
+    store.save(key, {"value": 1})
+    store.commit()
+    assert Store(tmp_path).load(key) == {"value": 1}
+    (tmp_path / key[:2] / key).write_bytes(b"\x80\x05garbage")
+    assert Store(tmp_path).load(key) is None
+    assert Store(None).load(key) is None
+
+
+def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from evidencepress.cli import main
+
+    root = make_site(tmp_path, {"guides/a.md": article("A"), "guides/b.md": article("B", "[x](/nowhere/)")})
+    assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 1
+    assert sorted(p.name for p in root.iterdir()) == ["content", "site.toml"]
+
+
+def test_prune_keeps_the_most_recently_used_within_the_bound(tmp_path: Path) -> None:
+    for index in range(10):
+        path = tmp_path / f"entry-{index}"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))
+    assert prune(tmp_path, 2_000) == 0
+    removed = prune(tmp_path, 500)
+    assert removed == 7 and sorted(p.name for p in tmp_path.iterdir()) == ["entry-7", "entry-8", "entry-9"]
+
+
+def test_a_schema_edit_invalidates_cached_pages(tmp_path: Path) -> None:
+    import json
+    import shutil
+
+    from sitekit import REPO
+
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tok/s")))})
+    shutil.copytree(REPO / "schema", root / "schema")
+    assert any("unit 'tok/s' is not in the unit vocabulary" in p for p in _outcome(root)[1])
+    units = json.loads((root / "schema/units.json").read_text())
+    units["units"]["tok/s"] = {"description": "tokens per second, as some sources write it"}
+    (root / "schema/units.json").write_text(json.dumps(units))
+    assert not any("tok/s" in p for p in _outcome(root)[1])

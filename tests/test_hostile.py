@@ -1,0 +1,215 @@
+"""Hostile and careless input: each case gets a located diagnostic, never a traceback or a crash.
+
+The cases are those an attacker or a careless user tried (issue 11): deep
+YAML nesting that crashed libyaml, YAML tags with no JSON form, symlink
+loops, files that vanish during a build, broken templates and schemas,
+`import` of files that are not a published index.md, a terminal that cannot
+show UTF-8, patterns that matched a trailing newline, a javascript: base URL,
+NUL bytes, and an export fence written with two spaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evidencepress.cli import main
+from test_diagnostics import ARTICLE, FILE, at, report, run, tree, write_site
+
+
+def _check(text: str | bytes, tmp_path: Path) -> str:
+    root = write_site(tmp_path, {"guides/decode.md": text})
+    result = run(root)
+    assert result.exit_code == 1
+    return result.stderr
+
+
+def test_thirty_thousand_nested_dashes_are_a_depth_error_not_a_segfault(tmp_path: Path) -> None:
+    """libyaml's composer recursed in C and crashed the process (exit 139)."""
+    text = ARTICLE.replace('checked: 2026-10-18\n', 'checked: 2026-10-18\ntags:\n' + "- " * 30_000 + "x\n")
+    assert _check(text, tmp_path) == report(at(6, 63, "error: invalid YAML: nested deeper than 32 levels [yaml]",
+                                               "flatten the structure"))
+
+
+@pytest.mark.parametrize("value, col, message", [
+    ("!!set {a, b}", 7, "!!set (a set) is not supported"),
+    ("!!binary aGVsbG8=", 7, "!!binary (binary data) is not supported"),
+    ("!!omap [a: 1]", 7, "!!omap (an ordered map) is not supported"),
+])
+def test_yaml_tags_without_a_json_form_are_refused(tmp_path: Path, value: str, col: int, message: str) -> None:
+    text = ARTICLE.replace("checked: 2026-10-18\n", f"checked: 2026-10-18\ntags: {value}\n")
+    hint = "write a plain list, mapping or quoted text instead of a tagged value"
+    assert _check(text, tmp_path) == report(at(5, col, f"error: invalid YAML: {message} [yaml]", hint))
+
+
+def test_a_symlink_loop_in_content_is_an_error(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    os.symlink("b.md", root / "content" / "guides" / "a.md")
+    os.symlink("a.md", root / "content" / "guides" / "b.md")
+    result = run(root)
+    hint = "remove the link, or point it at a file"
+    assert result.stderr == report(
+        f"content/guides/a.md: error: symlink loop: the link points (through others) at itself [path]\n  hint: {hint}",
+        f"content/guides/b.md: error: symlink loop: the link points (through others) at itself [path]\n  hint: {hint}",
+        errors=2)
+
+
+def test_a_file_removed_during_the_build_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "content" / "assets").mkdir()
+    (root / "content" / "assets" / "chart.png").write_bytes(b"png")
+    read_bytes = Path.read_bytes
+
+    def vanishing(path: Path) -> bytes:
+        if path.name == "chart.png":  # removed after it was listed, before it was read
+            path.unlink(missing_ok=True)
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", vanishing)
+    result = run(root, "build")
+    assert result.exit_code == 1
+    assert "content/assets/chart.png: error: cannot be read: No such file or directory [read]" in result.stderr
+    assert not (root / "_site").exists()
+
+
+def test_a_template_with_an_undefined_variable_is_an_error(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "templates").mkdir()
+    (root / "templates" / "page.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<h1>{{ page.front.title }}</h1>\n{{ nope }}\n{% endblock %}\n')
+    result = run(root, "build")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(
+        "templates/page.html:4:1: error: template error: 'nope' is undefined [template]\n"
+        "  hint: fix the template; every variable a template uses must be one the renderer passes\n")
+    assert not (root / "_site").exists()
+
+
+def test_a_site_schema_that_is_not_json_is_an_error(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "schema").mkdir()
+    (root / "schema" / "export.schema.json").write_text('{\n  "type": "object",\n}\n')
+    result = run(root)
+    assert result.stderr == report(
+        "schema/export.schema.json:3:1: error: invalid JSON: Expecting property name enclosed in double quotes "
+        "[schema-file]\n  hint: a schema file is one JSON object")
+
+
+@pytest.mark.parametrize("content, line, message", [
+    (b"just a note\n", 1, "the file does not start with `# Title`"),
+    (b"# Title\n\nno checked line\n", 1, "no `Checked YYYY-MM-DD.` line: is this a published index.md?"),
+    (b"# T\n\nBody\n\nChecked 2026-02-30. F. Conditions and selected source facts are in the adjacent JSON export.\n",
+     5, "the Checked date 2026-02-30 is not a date: day is out of range for month"),
+    (b"# T\n\n<!-- evidencepress: {bad -->\n\nChecked 2026-02-10. F. Conditions and selected source facts are in "
+     b"the adjacent JSON export.\n", 3, "the evidencepress comment is not valid JSON: Expecting property name "
+     "enclosed in double quotes"),
+])
+def test_import_of_a_file_that_is_not_a_published_page(tmp_path: Path, content: bytes, line: int,
+                                                        message: str) -> None:
+    source = tmp_path / "page.md"
+    source.write_bytes(content)
+    result = CliRunner().invoke(main, ["import", str(source)])
+    assert result.exit_code == 1 and result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr == (f"{source}:{line}:1: error: {message} [import]\n"
+                             "  hint: import reads the index.md that build publishes\n")
+
+
+def test_import_of_a_non_utf8_file_and_to_an_unwritable_place(tmp_path: Path) -> None:
+    source = tmp_path / "page.md"
+    source.write_bytes(b"# T\n\xff\n")
+    result = CliRunner().invoke(main, ["import", str(source)])
+    assert result.exit_code == 1
+    assert result.stderr == f"{source}:2:1: error: not UTF-8: byte 0xff cannot be decoded [import]\n"
+    published = tmp_path / "index.md"
+    published.write_text("# T\n\n> s\n\nBody\n\nChecked 2026-10-18. F. Conditions and selected source facts are "
+                         "in the adjacent JSON export.\n")
+    target = tmp_path / "missing-folder" / "out.md"
+    result = CliRunner().invoke(main, ["import", str(published), "-o", str(target)])
+    assert result.exit_code == 1
+    assert result.stderr == f"{target}: error: cannot write: No such file or directory [import]\n"
+
+
+def test_json_output_to_a_latin1_terminal_is_valid_json(tmp_path: Path) -> None:
+    text = ARTICLE.replace('"unit": "tokens/s"', '"unit": "€/token ✓"')
+    root = write_site(tmp_path, {"guides/decode.md": text})
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    command = [sys.executable, "-m", "evidencepress.cli", "build", "--root", str(root), "--jobs", "1"]
+    for output_format in ("text", "json"):
+        done = subprocess.run([*command, "--format", output_format], capture_output=True, env=env, check=False)
+        assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
+    problems = json.loads(done.stdout.decode("latin-1"))
+    assert problems[0]["message"] == "unit '€/token ✓' is not in the unit vocabulary"
+
+
+def test_a_pattern_does_not_accept_a_trailing_newline(tmp_path: Path) -> None:
+    """Python's `$` matches before a final newline; JSON Schema's (ECMA) does not."""
+    text = ARTICLE.replace('"metric": "decode_rate"', '"metric": "decode_rate\\n"')
+    assert "reported_results[0].metric: " in _check(text, tmp_path)
+
+
+def test_a_javascript_base_url_is_refused(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    result = run(root, "build", "--base-url", "javascript:alert(1)//")
+    assert result.exit_code == 2
+    assert result.stderr == report(
+        "--base-url: error: base_url: expected an http(s) URL ending in /, got 'javascript:alert(1)//' [config]\n"
+        '  hint: e.g. base_url = "https://user.github.io/site/"')
+    assert not (root / "_site").exists()
+
+
+def test_a_nul_byte_is_an_error_not_a_replacement_character(tmp_path: Path) -> None:
+    text = ARTICLE.replace("One community report", "One commu\x00nity report")
+    assert _check(text, tmp_path) == report(at(12, 10, "error: NUL character (U+0000) in the text [encoding]",
+                                                "the file is damaged or not text: remove the NUL byte"))
+
+
+def test_an_export_fence_with_two_spaces_is_the_export_everywhere(tmp_path: Path) -> None:
+    """It was validated as the export and also shown as a code block: three modules, three rules."""
+    text = ARTICLE.replace("```json export", "```json  export")
+    root = write_site(tmp_path, {"guides/decode.md": text})
+    assert run(root, "build").exit_code == 0
+    html = (root / "_site/guides/decode/index.html").read_text()
+    assert "source_document_sha256" not in html and "<pre>" not in html
+    markdown = (root / "_site/guides/decode/index.md").read_text()
+    assert markdown.count("```json\n") == 1 and "json  export" not in markdown
+    broken = text.replace('"value": 42.5', '"value": "fast"')
+    assert "reported_results[0].value: " in _check(broken, tmp_path / "broken")
+
+
+def test_a_failed_build_leaves_everything_as_it_was(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    assert run(root, "build").exit_code == 0
+    before = tree(root)
+    (root / "content" / "guides" / "decode.md").write_text(ARTICLE.replace("tags", "x") + "\x00")
+    assert run(root, "build").exit_code == 1
+    after = tree(root)
+    assert {k: v for k, v in after.items() if not k.startswith("content/")} == \
+           {k: v for k, v in before.items() if not k.startswith("content/")}
+
+
+def test_a_string_beyond_the_limit_is_an_error_at_its_place(tmp_path: Path) -> None:
+    text = ARTICLE.replace('"statistic": "one run"', '"statistic": "' + "x" * 10_001 + '"')
+    line = text[:text.index('"x')].count("\n") + 1
+    assert _check(text, tmp_path) == report(at(
+        line, 20, "error: reported_results[0].statistic: a string of 10,001 characters; at most 10,000 [json-limit]",
+        "an export string holds at most 10,000 characters; quote the source briefly and link it"))
+
+
+def test_an_array_beyond_the_limit_is_an_error_at_its_first_item_too_many(tmp_path: Path) -> None:
+    text = ARTICLE.replace('"conditions": {}\n}', '"conditions": {"runs": [' + "1," * 20_000 + "1]}\n}")
+    line = text[:text.index('"runs"')].count("\n") + 1
+    col = text[:text.index('"runs"')].rsplit("\n", 1)[1].__len__() + len('"runs": [') + 2 * 20_000 + 1
+    assert _check(text, tmp_path) == report(at(
+        line, col, "error: conditions.runs: more than 20,000 items in one array [json-limit]",
+        "an export array holds at most 20,000 items; split the evidence over several pages"))
+
+
+def test_a_title_beyond_the_limit_is_an_error(tmp_path: Path) -> None:
+    text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "' + "T" * 301 + '"')
+    assert "title: expected a non-empty string of at most 300 characters" in _check(text, tmp_path)

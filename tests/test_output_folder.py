@@ -1,0 +1,102 @@
+"""--out replaces only a folder evidencepress made (or an empty one); static/ survives every build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from evidencepress.cli import main
+from sitekit import article, make_site, tree
+
+
+def _site(root: Path) -> Path:
+    return make_site(root, {"guides/a.md": article("A")})
+
+
+def _build(root: Path, *args: str) -> tuple[int, str]:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *args])
+    return outcome.exit_code, outcome.output
+
+
+def test_a_folder_of_someone_elses_files_is_refused_and_untouched(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    documents = tmp_path / "Documents"
+    documents.mkdir()
+    (documents / "thesis.txt").write_text("years of work")
+    code, output = _build(root, "--out", str(documents))
+    assert code == 2
+    assert f"{documents}: error: the output folder {documents} holds files that evidencepress did not write; " \
+           "building would replace them [output]" in output
+    assert "hint: empty the folder or choose another; --force replaces it anyway" in output
+    assert tree(documents) == {"thesis.txt": b"years of work"}
+
+
+def test_force_replaces_it_and_then_it_is_ours(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    out = tmp_path / "public"
+    out.mkdir()
+    (out / "old.txt").write_text("x")
+    assert _build(root, "--out", str(out), "--force")[0] == 0
+    assert "old.txt" not in tree(out) and "guides/a/index.html" in tree(out)
+    assert _build(root, "--out", str(out))[0] == 0  # the marker says the folder is a previous build
+
+
+def test_an_empty_folder_is_accepted(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    (tmp_path / "empty").mkdir()
+    assert _build(root, "--out", str(tmp_path / "empty"))[0] == 0
+    assert (tmp_path / "empty" / ".evidencepress-output").is_file()
+
+
+@pytest.mark.parametrize("out, message", [
+    ("site.toml", "is a file"),
+    (".git", "is the site's own .git/"),
+    ("static", "is the site's own static/"),
+])
+def test_never_the_sites_own_files_even_with_force(tmp_path: Path, out: str, message: str) -> None:
+    root = _site(tmp_path / "site")
+    (root / ".git").mkdir()
+    (root / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    before = tree(root)
+    code, output = _build(root, "--out", str(root / out), "--force")
+    assert code == 2 and message in output
+    assert tree(root) == before
+
+
+def test_output_in_site_toml_is_checked_too(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    text = (root / "site.toml").read_text()
+    (root / "site.toml").write_text(text.replace('language = "en"', 'language = "en"\noutput = "site.toml"'))
+    before = tree(root)
+    code, output = _build(root)
+    assert code == 2 and "is a file, not a folder" in output
+    assert tree(root) == before
+
+
+def test_static_files_are_copied_to_the_output_root_on_every_build(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    (root / "static" / ".well-known").mkdir(parents=True)
+    (root / "static" / "CNAME").write_text("evidence.example.org\n")
+    (root / "static" / ".nojekyll").write_text("")
+    (root / "static" / ".well-known" / "security.txt").write_text("Contact: mailto:a@example.org\n")
+    for _ in range(2):
+        assert _build(root)[0] == 0
+        files = tree(root / "_site")
+        assert files["CNAME"] == b"evidence.example.org\n" and files[".nojekyll"] == b""
+        assert ".well-known/security.txt" in files
+
+
+def test_a_static_or_asset_file_may_not_replace_a_generated_one(tmp_path: Path) -> None:
+    root = _site(tmp_path / "site")
+    (root / "static" / "guides" / "a").mkdir(parents=True)
+    (root / "static" / "guides" / "a" / "index.json").write_text("{}")
+    (root / "content" / "assets").mkdir()
+    (root / "content" / "assets.md").write_text(article("Assets page"))
+    (root / "content" / "assets" / "index.json").write_text("{}")
+    code, output = _build(root)
+    assert code == 1
+    assert "static/guides/a/index.json: error: /guides/a/index.json is a file the build generates [path]" in output
+    assert "content/assets/index.json: error: /assets/index.json is a file the build generates [path]" in output
+    assert not (root / "_site").exists()

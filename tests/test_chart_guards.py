@@ -21,11 +21,11 @@ def rules(text: str) -> list[tuple[str, str, int]]:
 
 def test_a_panel_of_one_value_warns_unless_a_reference_gives_it_a_scale() -> None:
     problems = warned(HEAD + "panels:\n  - select: {where: {metric: served_rate}}\n")
-    assert [p.format() for p in problems] == [
+    assert [p.format() for p in problems] == [(
         "content/guides/a.md:26:5: warning: panels[0].select: the panel shows one value ('Served rate, long agentic') "
         "on a scale of its own [chart-single-value]\n  hint: a lone bar says nothing by its height: put it beside "
         "values of the same kind, draw a reference it is compared with, or state it in the prose"
-    ]
+    )]
     compared = HEAD + (
         "panels:\n  - select: {where: {metric: served_rate}}\n"
         "    reference: {pointer: /reported_results/0/value, label: TP2 C1 decode}\n"

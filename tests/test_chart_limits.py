@@ -14,12 +14,12 @@ from typing import Any
 
 from chart_fixtures import FILE, HEAD, chart, export, only_error
 from click.testing import CliRunner
+from sitekit import article, make_site, result
+from sitekit import export as site_export
 
 from evidencepress.charts.limits import MAX_ENTRIES, MAX_LABEL
 from evidencepress.charts.render import pool_size
 from evidencepress.cli import main
-from sitekit import article, make_site, result
-from sitekit import export as site_export
 
 DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"
 

@@ -11,9 +11,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 
-from chart_manifest import chart_digests, write_manifest  # noqa: E402
+from chart_manifest import chart_digests, write_manifest
 
-from evidencepress.build import BuildOptions, plan_site, render_site  # noqa: E402
+from evidencepress.build import BuildOptions, plan_site, render_site
 
 
 def main() -> None:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 import traceback
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import jinja2
 from markupsafe import Markup

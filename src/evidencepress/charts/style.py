@@ -13,7 +13,7 @@ from collections.abc import Callable
 from .. import jsontext
 from . import metrics
 
-RENDERER_VERSION = "4"
+RENDERER_VERSION = "5"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72

@@ -51,7 +51,7 @@ def chart_table(plan: ChartPlan) -> ChartTable:
             groups.append(TableGroup(title, (shown,)))
     return ChartTable(
         headers=tuple(_COLUMNS[i][0] for i in kept),
-        numeric=tuple(_COLUMNS[i][1] == "value" for i in kept),
+        numeric=tuple(_COLUMNS[i][1] == "value" and not any(row.state for row in plan.rows) for i in kept),
         groups=tuple(groups),
     )
 

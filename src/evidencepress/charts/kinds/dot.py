@@ -10,6 +10,7 @@ mean), and a whisker only from a reported interval (``interval``).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .. import layout, style
@@ -66,22 +67,44 @@ def _whisker(ax: Axes, point: Point, y: float) -> None:
             color=style.INK, zorder=2)
 
 
+def levels(values: Sequence[float], gap: float) -> list[int]:
+    """The stack level of each value (in order): the lowest level where no dot sits within ``gap``.
+
+    Equal values and values closer than a dot's width stack upwards (a beeswarm along one axis);
+    the order of ``values`` decides ties, so the result is deterministic."""
+    placed: list[list[float]] = []
+    result = []
+    for value in values:
+        level = next((k for k, row in enumerate(placed) if all(abs(value - other) >= gap for other in row)), len(placed))
+        if level == len(placed):
+            placed.append([])
+        placed[level].append(value)
+        result.append(level)
+    return result
+
+
 def _dots(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
-    """Equal values stack upwards from the row's line; a stack taller than MAX_STACK shows ×count."""
+    """Dots that would touch stack upwards from the row's line; past MAX_STACK levels a ×count shows the rest."""
     color = d.series_color(panel, point)
-    counts = Counter(float(v) for v in point.observations)
-    for value, count in sorted(counts.items()):
-        shown = min(count, MAX_STACK)
-        ys = [y - k * STACK_PX for k in range(shown)]
-        ax.plot([value] * shown, ys, linestyle="none", marker="o", markersize=DOT_PT, markerfacecolor=color,
-                markeredgecolor=style.BG, markeredgewidth=0.8, zorder=3)
+    values = sorted(float(v) for v in point.observations)
+    to_pt = ax.transData.transform
+    xs = [to_pt((v, 0))[0] for v in values]
+    for value, x, level in zip(values, xs, levels(xs, DOT_PT + 0.5)):
+        shown = min(level, MAX_STACK - 1)
+        ax.plot([value], [y - shown * STACK_PX], linestyle="none", marker="o", markersize=DOT_PT,
+                markerfacecolor=color, markeredgecolor=style.BG, markeredgewidth=0.8, zorder=3 + shown)
+    for value, count in sorted(Counter(values).items()):
         if count >= 3:
-            d.value_text(ax, f"\u00d7{count}", (value, ys[-1]), (0, 6), ha="center", va="bottom")
+            top = y - (min(count, MAX_STACK) - 1) * STACK_PX
+            d.value_text(ax, f"\u00d7{count}", (value, top), (0, 6), ha="center", va="bottom")
 
 
 def slot_px(points: list[Point]) -> int:
-    """Room for the tallest stack of equal values, its count and a reported interval."""
-    tallest = max((max(Counter(p.observations).values(), default=1) for p in points), default=1)
+    """Room for the tallest stack, its count and a reported interval (dots within 1/45 of the
+    panel's span are taken to touch, as they will on an axis of about 300 px or more)."""
+    values = [float(v) for p in points for v in p.observations]
+    gap = (max(values) - min(values)) / 45 if values else 0.0
+    tallest = max((max(levels(sorted(float(v) for v in p.observations), gap), default=0) + 1 for p in points), default=1)
     return min(tallest, MAX_STACK) * STACK_PX + 26 + (10 if any(p.whisker for p in points) else 0)
 
 

@@ -10,10 +10,11 @@ importing matplotlib, and drawing never needs ``tight_layout``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import style
-from .model import LegendItem, PanelBox, PanelPlan, Slot
+from .model import LegendItem, PanelBox, PanelPlan, Point, Slot
 
 VALUE_AXIS_RESERVE = 64  # px: tick labels left of a vertical panel
 COLUMN_HEADER = 22
@@ -110,6 +111,18 @@ def status_share(columns: int, where: Canvas) -> float:
     """The width one status column may take beside the label column."""
     columns = max(columns, 1)
     return max((where.content - where.label_column_max - 8 - STATUS_GAP * (columns - 1)) / columns, STATUS_MIN)
+
+
+def grid_fits(points: Sequence[Point], columns: int, where: Canvas) -> bool:
+    """Whether a status grid's columns fit beside the labels without breaking words."""
+    need: dict[str, float] = {}
+    for point in points:
+        text = style.badge_text(point.state, point.tone)
+        badge = style.text_px(text, style.SIZE_VALUE, style.bold_tone(point.tone)) + 2 * STATUS_PAD
+        header = max((style.text_px(w, style.SIZE_TICK, True) for w in point.series.split()), default=0.0) + 4
+        need[point.series] = max(need.get(point.series, 0.0), badge, header, STATUS_MIN)
+    available = where.content - where.label_column_max - 8 - STATUS_GAP * (columns - 1)
+    return sum(need.values()) <= available
 
 
 def status_lines(text: str, columns: int, where: Canvas, bold: bool = False) -> tuple[str, ...]:

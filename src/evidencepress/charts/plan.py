@@ -184,13 +184,17 @@ def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = Fa
     panel, points, series, separate = built.spec, built.points, built.series, built.separate
     kind = kind_of(panel.kind)
     grid = not kind.stacked
+    if grid and len(series) > 1 and not layout.grid_fits(points, len(series), where):
+        # Too many columns for this width (a phone): one row per item and column instead.
+        points = tuple(replace(p, label=f"{p.label} \u2014 {p.series}", series="") for p in points)
+        series = ()
     groups = _groups(points, separate and kind.name != "line", bool(series) and kind.name != "line")
     horizontal = (kind.name == "bar" and (force_horizontal or panel.stacked)) or kind.horizontal(
         groups, separate, where, _value_px(points, built.unit, built.references)
     )
     if kind.name == "line":
         groups = [] if built.x_numeric else _categories(points)
-    columns = _status_columns(panel, series) if grid else ()
+    columns = _status_columns(panel, series) if grid and (series or not panel.columns) else ()
     cell_lines = (
         [
             max(len(layout.status_lines(style.badge_text(points[i].state, points[i].tone), max(len(columns), 1),

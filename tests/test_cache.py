@@ -83,3 +83,52 @@ def test_a_schema_edit_invalidates_cached_pages(tmp_path: Path) -> None:
     units["units"]["tok/s"] = {"description": "tokens per second, as some sources write it"}
     (root / "schema/units.json").write_text(json.dumps(units))
     assert not any("tok/s" in p for p in _outcome(root)[1])
+
+
+REPLAY_PROBE = """
+import sys
+from click.testing import CliRunner
+from evidencepress.cli import main
+result = CliRunner().invoke(main, ["build", "--root", sys.argv[1], "--jobs", "1"])
+print(result.exit_code, "markdown_it" in sys.modules, "jinja2" in sys.modules)
+print(result.stderr)
+"""
+
+
+def _build_in_new_process(root: Path) -> tuple[str, str]:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", REPLAY_PROBE, str(root)], capture_output=True, text=True, check=True)
+    first, _, rest = done.stdout.partition("\n")
+    return first, rest
+
+
+def test_an_unchanged_build_replays_its_record_without_the_pipeline(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tok/s")))})
+    status, report = _build_in_new_process(root)
+    assert status == "0 True True" and "unit 'tok/s' is not in the unit vocabulary" in report
+    built = tree(root / "_site"), tree(root / "exports")
+    status, replayed = _build_in_new_process(root)
+    assert status == "0 False False", "a no-change build imported the pipeline"
+    assert replayed.split("built in")[0] == report.split("built in")[0]
+    assert (tree(root / "_site"), tree(root / "exports")) == built
+
+
+def test_a_change_anywhere_makes_a_full_build(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"guides/a.md": article("A"), "guides/b.md": article("B")})
+    assert _build_in_new_process(root)[0] == "0 True True"
+    (root / "content/guides/b.md").write_text(article("B changed"))
+    assert _build_in_new_process(root)[0] == "0 True True"
+    assert b"B changed" in (root / "_site/guides/b/index.html").read_bytes()
+    assert _build_in_new_process(root)[0] == "0 False False"
+    (root / "_site/guides/a/index.html").unlink()  # the output was touched: it is written again
+    assert _build_in_new_process(root)[0] == "0 True True"
+    assert (root / "_site/guides/a/index.html").is_file()
+    (root / "exports/guides/a.json").write_text("{}")
+    assert _build_in_new_process(root)[0] == "0 True True"
+    assert (root / "exports/guides/a.json").read_text() != "{}"
+    (root / "static").mkdir()
+    (root / "static/CNAME").write_text("example.org\n")
+    assert _build_in_new_process(root)[0] == "0 True True"
+    assert (root / "_site/CNAME").is_file()

@@ -32,7 +32,7 @@ from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
 assert ARTICLE_WITH_CHART != ARTICLE
 
-DIAGNOSTIC = re.compile(r"^(content/\S.*|site\.toml|exports)(:\d+:\d+)?: (error|warning): .+ \[[a-z0-9-]+\]$")
+DIAGNOSTIC = re.compile(r"^(content/\S.*|site\.toml|exports/\S+)(:\d+:\d+)?: (error|warning): .+ \[[a-z0-9-]+\]$")
 COUNT = re.compile(r"^\d+ errors?, \d+ warnings?$")
 EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                              HealthCheck.too_slow])

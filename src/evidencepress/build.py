@@ -8,24 +8,26 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+
+from jinja2 import TemplateError
 
 from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
+from .exports import EXPORTS_DIR, export_files, stale_exports
 from .links import check_links
 from .model import Asset, Page, SourceFile
+from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
+from .options import ConfigError as ConfigError
 from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
-from jinja2 import TemplateError
-
+from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
     SiteContext,
-    article_json,
     create_environment,
     listings,
     navigation,
@@ -39,23 +41,10 @@ from .sources import read_content
 from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
 
-EXPORTS_DIR = "exports"
 CACHE_ROOT = ".cache"
 CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
 Progress = Callable[[int, int], None]
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    root: Path
-    out: Path | None = None
-    drafts: bool = False
-    base_url: str | None = None
-    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
-    use_cache: bool = True
-    strict: bool = False
-    force: bool = False  # replace an output folder that evidencepress did not write
 
 
 @dataclass(frozen=True)
@@ -67,14 +56,6 @@ class SitePlan:
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
-
-
-class ConfigError(Exception):
-    """The site cannot be read at all (no site.toml): a usage error, exit 2."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__(problems[0].format())
-        self.problems = problems
 
 
 @dataclass(frozen=True)
@@ -106,7 +87,7 @@ def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
 
 def page_store(options: BuildOptions) -> Store:
     """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
-    return Store(options.root / CACHE_ROOT / PAGES if options.use_cache else None)
+    return Store(caches_of(options) / PAGES if options.use_cache else None)
 
 
 def plan_site(options: BuildOptions, setup: Setup | None = None,
@@ -137,6 +118,10 @@ def plan_site(options: BuildOptions, setup: Setup | None = None,
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
 
 
 def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
@@ -204,7 +189,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
     # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool; drawn
     # first, because the article HTML inlines them.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else options.root / CACHE_DIR
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
     by_page: dict[str, dict[str, bytes]] = {}
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
@@ -239,14 +224,6 @@ def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
 
 
-def export_files(plan: SitePlan, site_files: dict[str, bytes]) -> dict[str, bytes]:
-    """exports/<url path>.json: the same bytes as each article's index.json."""
-    exports: dict[str, bytes] = {}
-    for page in plan.pages:
-        exports[page.url.strip("/") + ".json"] = site_files[page.url.lstrip("/") + "index.json"]
-    return exports
-
-
 def site_files(options: BuildOptions, store: Store | None = None,
                progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
     """Plan and render without writing the output: every file of the site by path (for serve).
@@ -277,6 +254,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     if setup is None:
         return problems
     out = options.out if options.out is not None else options.root / setup.config.output
+    digest = inputs_digest(options, out) if options.use_cache else None
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
@@ -288,7 +266,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     files, render_problems = _rendered(plan, options, progress)
     if files is None:
         return problems + render_problems
-    trees = {out: files, options.root / EXPORTS_DIR: export_files(plan, files)}
+    exports = export_files(plan.pages, _context(plan), plan.schemas)
+    trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
         write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
@@ -298,17 +277,25 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
                                       "then build again")]
     if options.use_cache:
         store.commit()
-        prune_caches(options.root / CACHE_ROOT)
+        _remember(options, digest, problems, out, files)
+        prune_caches(caches_of(options))
     return problems
+
+
+def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
+              files: dict[str, bytes]) -> None:
+    """Record the build, unless an input changed while it ran (then the record would lie)."""
+    if digest is None or inputs_digest(options, out) != digest:
+        return
+    exports = options.root / EXPORTS_DIR
+    sizes = tuple(sorted((rel, len(data)) for rel, data in files.items()))
+    remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
 def check_site(options: BuildOptions) -> list[Problem]:
     plan, problems = plan_site(options)
     if plan is None:
         return problems
-    ctx = _context(plan)
-    expected = {page.url.strip("/") + ".json": article_json(page, ctx) for page in plan.pages}
-    if read_tree(options.root / EXPORTS_DIR) != expected:
-        problems.append(error(Location(EXPORTS_DIR), "exports/ is stale: run `make build`", "exports",
-                              hint="exports/ holds each page's index.json for review; commit it after building"))
-    return problems
+    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    found = read_tree(options.root / EXPORTS_DIR)
+    return problems + stale_exports(expected, found, plan.pages, options.root)

@@ -25,7 +25,8 @@ from . import __version__
 PAGES = "pages"
 RENDERED = "rendered"
 CHARTS = "charts"
-BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20}  # bytes per folder
+BUILDS = "builds"
+BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20, BUILDS: 64 << 20}  # bytes per folder
 
 
 @functools.cache

@@ -8,14 +8,15 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, NoReturn
+from typing import NoReturn
 
 import click
 
 from . import __version__
-from .build import BuildOptions, ConfigError, build_site, check_site
 from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+from .options import BuildOptions, ConfigError
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -60,7 +61,7 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
                            use_cache=not no_cache, strict=strict, force=force)
     started = time.perf_counter()
-    problems = _run(lambda: build_site(options, _progress()))
+    problems = _run(lambda: _build(options))
     _report(problems, output_format)
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
@@ -75,9 +76,57 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @FORMAT
 def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
     """Validate everything and check exports/ is current; write nothing."""
+    from .build import check_site
+
     problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
     _report(problems, output_format)
     sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command(name="diff")
+@click.argument("base")
+@click.argument("head", required=False)
+@ROOT
+@click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
+              show_default=True, help="A report for a pull-request comment, or the same as data.")
+@click.option("--exit-code", is_flag=True, help="Exit 1 when there are changes and 0 when none, like git diff.")
+@click.option("--old-url", help="Where BASE's site is published: the report links to its pages and chart pictures.")
+@click.option("--new-url", help="Where HEAD's site is published (e.g. a preview deployment).")
+@click.option("--charts-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write the old/ and new/ SVGs of every changed chart into this new or empty folder.")
+@click.option("--max-chars", type=click.IntRange(min=2000), default=65536, show_default=True,
+              help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
+              help="Parallel chart workers.")
+def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, old_url: str | None,
+         new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
+    """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
+
+    HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
+    """
+    from . import review
+    from .writer import write_trees
+
+    if charts_dir is not None and charts_dir.exists() and any(charts_dir.iterdir()):
+        raise click.BadParameter(f"{charts_dir} is not empty; give a new or empty folder", param_hint="--charts-dir")
+    try:
+        with review.signals_interrupt():
+            change = review.review_change(base, head, review.DiffOptions(root=root, jobs=jobs))
+    except review.DiffUsageError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    except review.BuildFailed as exc:
+        _report(exc.problems, "text")
+        click.echo(f"diff failed: {exc}", err=True)
+        sys.exit(1)
+    if charts_dir is not None:
+        write_trees({charts_dir: review.chart_pictures(change)}, charts_dir.parent / f".{charts_dir.name}.journal")
+    if output_format == "json":
+        click.echo(review.json_report(change, old_url, new_url), nl=False)
+    else:
+        options = review.ReportOptions(old_url, new_url, charts_dir is not None, max_chars)
+        click.echo(review.markdown_report(change, options), nl=False)
+    sys.exit(1 if exit_code and change.changed else 0)
 
 
 @main.command()
@@ -125,6 +174,19 @@ def import_(file: Path, output: Path | None) -> None:
 def _fail(text: str) -> NoReturn:
     click.echo(text, err=True)
     sys.exit(1)
+
+
+def _build(options: BuildOptions) -> list[Problem]:
+    """The output of unchanged inputs is already in place (the build record says so), or a full build.
+    The pipeline is imported only for the second."""
+    from .record import replay
+
+    replayed = replay(options)
+    if replayed is not None:
+        return replayed
+    from .build import build_site
+
+    return build_site(options, _progress())
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:

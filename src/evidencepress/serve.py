@@ -192,7 +192,8 @@ class PortUnavailable(Exception):
 
 def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
     """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
-    from .build import BuildOptions, page_store, site_files
+    from .build import page_store, site_files
+    from .options import BuildOptions
 
     site = LiveSite()
     try:

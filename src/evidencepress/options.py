@@ -1,0 +1,34 @@
+"""What a build is asked to do: the options of `build`, `check` and `serve`.
+
+Kept apart from build.py so that the command line and the build record can
+read them without importing the pipeline (markdown-it, jsonschema, Jinja2).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Problem
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    root: Path
+    out: Path | None = None
+    drafts: bool = False
+    base_url: str | None = None
+    jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+    use_cache: bool = True
+    strict: bool = False
+    force: bool = False  # replace an output folder that evidencepress did not write
+    cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
+
+
+class ConfigError(Exception):
+    """The site cannot be read at all (no site.toml) or an option is wrong: a usage error, exit 2."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(problems[0].format())
+        self.problems = problems

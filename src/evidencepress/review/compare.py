@@ -1,0 +1,184 @@
+"""Compare two site snapshots: pages, reported results, sources, charts, warnings (SPEC §8)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..diagnostics import Problem, sort_problems
+from .fields import field_change, object_changes, ordered_keys, same
+from .model import ABSENT, ChartChange, ChartFile, FieldChange, PageChange, ResultChange, Review, SourceChange, Status
+from .snapshot import PageSnapshot, SiteSnapshot
+
+# Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed).
+PAGE_FIELDS = ("title", "summary", "checked", "updated", "tags", "schema")
+RESULT_FIRST = ("value", "unit", "statistic", "uncertainty", "conditions")
+NARROW = ".narrow.svg"
+
+
+def compare_sites(base: SiteSnapshot, head: SiteSnapshot) -> Review:
+    pages = [compare_page(path, base.pages.get(path), head.pages.get(path))
+             for path in sorted(base.pages.keys() | head.pages.keys())]
+    new_warnings, resolved = compare_warnings(base.problems, head.problems)
+    return Review(base.label, head.label, tuple(page for page in pages if page is not None), new_warnings, resolved)
+
+
+def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) -> PageChange | None:
+    status: Status = "added" if old is None else "removed" if new is None else "changed"
+    before = old or PageSnapshot(path, {}, {}, "", {})
+    after = new or PageSnapshot(path, {}, {}, "", {})
+    both = status == "changed"
+    change = PageChange(
+        status=status,
+        path=path,
+        title=after.title if new is not None else before.title,
+        checked=str((after if new is not None else before).envelope.get("checked") or ""),
+        fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
+        text_changed=both and before.text != after.text,
+        results=compare_results(_entries(before.export, "reported_results"), _entries(after.export, "reported_results")),
+        sources=compare_sources(_entries(before.envelope, "sources"), _entries(after.envelope, "sources")),
+        charts=compare_charts(before.charts, after.charts),
+        other=tuple(other_changes(before.export, after.export)) if both else (),
+    )
+    if both and not (change.fields or change.text_changed or change.results or change.sources or change.charts
+                     or change.other):
+        return None
+    return change
+
+
+def _entries(document: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
+    found = document.get(key)
+    return [entry for entry in found if isinstance(entry, dict)] if isinstance(found, list) else []
+
+
+def page_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldChange]:
+    return [field_change(key, old.get(key, ABSENT), new.get(key, ABSENT))
+            for key in PAGE_FIELDS if not same(old.get(key, ABSENT), new.get(key, ABSENT))]
+
+
+def other_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldChange]:
+    """Facts, the top-level conditions and the optional sections, leaf by leaf."""
+    rest_old = {key: value for key, value in old.items() if key != "reported_results"}
+    rest_new = {key: value for key, value in new.items() if key != "reported_results"}
+    return object_changes(rest_old, rest_new)
+
+
+def compare_results(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[ResultChange, ...]:
+    """Matched by (source_record_id, label): changed and added in the new order, then removed."""
+    before, after = _by_key(old), _by_key(new)
+    changes: list[ResultChange] = []
+    for key, entry in after.items():
+        if key not in before:
+            changes.append(ResultChange("added", key[0], key[1], entry))
+            continue
+        fields = tuple(object_changes(before[key], entry, first=RESULT_FIRST))
+        if fields:
+            changes.append(ResultChange("changed", key[0], key[1], entry, fields))
+    changes += [ResultChange("removed", key[0], key[1], entry) for key, entry in before.items() if key not in after]
+    return tuple(changes)
+
+
+def _by_key(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    keyed: dict[tuple[str, str], dict[str, Any]] = {}
+    for entry in results:
+        record, label = str(entry.get("source_record_id", "")), str(entry.get("label", ""))
+        key, seen = (record, label), 1
+        while key in keyed:  # a repeated label (possible only in a hand-made folder): keep both apart
+            seen += 1
+            key = (record, f"{label} ({seen})")
+        keyed[key] = entry
+    return keyed
+
+
+def compare_sources(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[SourceChange, ...]:
+    """Matched by URL; a source whose pinned URL moved with its revision is one source changed."""
+    before = {str(source.get("url")): source for source in old}
+    after = {str(source.get("url")): source for source in new}
+    moved = _moved(
+        {url: source for url, source in before.items() if url not in after},
+        {url: source for url, source in after.items() if url not in before},
+    )
+    changes: list[SourceChange] = []
+    for url, source in after.items():
+        previous = before.get(url) or moved.get(url)
+        if previous is None:
+            changes.append(_source("added", source))
+            continue
+        fields = [field_change(key, previous.get(key, ABSENT), source.get(key, ABSENT))
+                  for key in ordered_keys(previous, source, ("revision", "sha256", "url", "publisher"))
+                  if not same(previous.get(key, ABSENT), source.get(key, ABSENT))]
+        if fields:
+            changes.append(_source("changed", source, tuple(fields)))
+    paired = {str(source.get("url")) for source in moved.values()}
+    changes += [_source("removed", source) for url, source in before.items() if url not in after and url not in paired]
+    return tuple(changes)
+
+
+def _moved(gone: Mapping[str, dict[str, Any]], came: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """new URL -> old source, for sources whose URL differs only by their revision."""
+    old_by_pattern: dict[str, dict[str, Any]] = {}
+    for url, source in gone.items():
+        old_by_pattern.setdefault(_without_revision(url, source), source)
+    moved: dict[str, dict[str, Any]] = {}
+    for url, source in came.items():
+        previous = old_by_pattern.pop(_without_revision(url, source), None)
+        if previous is not None:
+            moved[url] = previous
+    return moved
+
+
+def _without_revision(url: str, source: Mapping[str, Any]) -> str:
+    revision = source.get("revision")
+    if isinstance(revision, str) and len(revision) >= 7 and revision in url:
+        return url.replace(revision, "\x00")
+    return "\x01" + url  # matches nothing but itself
+
+
+def _source(status: Status, source: Mapping[str, Any], fields: tuple[FieldChange, ...] = ()) -> SourceChange:
+    return SourceChange(status, str(source.get("url", "")), str(source.get("publisher", "")),
+                        str(source.get("revision", "")), fields)
+
+
+def compare_charts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> tuple[ChartChange, ...]:
+    """Charts whose SVG bytes differ, wide and narrow variants, grouped by chart id."""
+    changes: list[ChartChange] = []
+    for chart_id in sorted({chart_of(name) for name in old.keys() | new.keys()}):
+        names = sorted((n for n in old.keys() | new.keys() if chart_of(n) == chart_id), key=lambda n: (n.endswith(NARROW), n))
+        files = tuple(ChartFile(name, _status(name in old, name in new), old.get(name), new.get(name))
+                      for name in names if old.get(name) != new.get(name))
+        if files:
+            status = _status(any(n in old for n in names), any(n in new for n in names))
+            changes.append(ChartChange(status, chart_id, files))
+    return tuple(changes)
+
+
+def chart_of(name: str) -> str:
+    """``decode.narrow.svg`` and ``decode.svg`` -> ``decode``."""
+    return name[: -len(NARROW)] if name.endswith(NARROW) else name.removesuffix(".svg")
+
+
+def _status(in_old: bool, in_new: bool) -> Status:
+    return "changed" if in_old and in_new else "added" if in_new else "removed"
+
+
+def compare_warnings(old: Sequence[Problem] | None, new: Sequence[Problem] | None) -> tuple[tuple[Problem, ...] | None,
+                                                                                          int | None]:
+    """(problems of HEAD that BASE does not have, count of BASE's that HEAD no longer has);
+    matched without line and column, which move with every edit above them."""
+    if old is None or new is None:
+        return None, None
+    remaining = Counter(_identity(problem) for problem in sort_problems(old))
+    fresh: list[Problem] = []
+    for problem in sort_problems(new):
+        key = _identity(problem)
+        if remaining[key] > 0:
+            remaining[key] -= 1
+        else:
+            fresh.append(problem)
+    return tuple(fresh), sum(remaining.values())
+
+
+def _identity(problem: Problem) -> tuple[str, str, str, str, str, str]:
+    return (problem.severity.value, problem.location.path, problem.rule, problem.json_path, problem.message,
+            problem.hint)

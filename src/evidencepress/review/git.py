@@ -1,0 +1,111 @@
+"""Git, for `diff`: resolve a revision and check it out into a temporary worktree.
+
+Every worktree made here is removed again, whatever happens while it is in
+use (an error, Ctrl-C, SIGTERM): ``checkout`` is a context manager and
+``signals_interrupt`` turns SIGTERM/SIGHUP into an exception so that its
+``finally`` runs. Repository hooks are switched off for the checkout.
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+
+class GitError(Exception):
+    """Git cannot do what `diff` needs: not a repository, unknown revision, no git."""
+
+
+@dataclass(frozen=True)
+class Revision:
+    name: str  # as the user wrote it: origin/main, HEAD~1
+    commit: str  # full hex id
+
+    @property
+    def label(self) -> str:
+        """``origin/main (1a2b3c4)``; a commit id given as such is shortened."""
+        if self.commit.startswith(self.name.lower()):
+            return self.commit[:7] if len(self.name) >= 7 else self.name
+        return f"{self.name} ({self.commit[:7]})"
+
+
+def resolve(root: Path, name: str) -> Revision:
+    if name.startswith("-"):
+        raise GitError(f"{name!r} is not a revision")
+    try:
+        _git(root, "rev-parse", "--git-dir")
+    except GitError:
+        raise GitError(f"{root} is not in a git repository, so {name!r} (not a folder) cannot be a revision; "
+                       "give two folders, or run diff in the site's repository") from None
+    try:
+        commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
+    except GitError:
+        raise GitError(f"{name!r} is neither a folder nor a commit of the git repository at {root}") from None
+    return Revision(name, commit)
+
+
+def site_prefix(root: Path) -> str:
+    """Where the site root stands inside its repository: "" or "site/"."""
+    return _git(root, "rev-parse", "--show-prefix")
+
+
+@contextmanager
+def checkout(root: Path, revision: Revision, folder: Path) -> Iterator[Path]:
+    """A detached worktree of ``revision`` at ``folder`` (which must not exist); removed on exit."""
+    try:
+        _git(root, "worktree", "add", "--detach", "--quiet", str(folder), revision.commit,
+             config=("core.hooksPath=/dev/null",))
+        yield folder
+    finally:
+        _remove(root, folder)
+
+
+def _remove(root: Path, folder: Path) -> None:
+    try:
+        _git(root, "worktree", "remove", "--force", "--force", str(folder))
+    except GitError:
+        # Half made (interrupted during `worktree add`) or already gone: delete the files, forget the entry.
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            _git(root, "worktree", "prune")
+        except GitError:
+            pass
+
+
+def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
+    settings = [part for setting in config for part in ("-c", setting)]
+    command = ["git", *settings, "-C", str(root), *args]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise GitError("git is not installed; diff of revisions needs it (two built folders do not)") from None
+    if done.returncode != 0:
+        message = done.stderr.strip().splitlines()
+        raise GitError(message[-1] if message else f"git {' '.join(args)} failed")
+    return done.stdout.strip()
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise KeyboardInterrupt (as Ctrl-C does) while the block runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    wanted = [sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
+    previous = {sig: signal.signal(sig, _interrupt) for sig in wanted}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")

@@ -1,0 +1,188 @@
+"""The review as Markdown for a pull-request comment (SPEC §8, issue 9).
+
+A summary table first, then the new warnings and one collapsible
+``<details>`` per page, each folded; at most ``max_chars`` characters (see ``bounded``). When
+nothing changed, one line: "no changes to published data".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import Problem
+from .bounded import GITHUB_COMMENT_LIMIT, Block, bounded
+from .mdtext import code, html_text, json_code, link, text
+from .model import ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange
+
+NO_CHANGES = "no changes to published data"
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    old_url: str | None = None  # where BASE's site is published: chart pictures and pages link there
+    new_url: str | None = None
+    pictures: bool = False  # old/ and new/ chart pictures were written (`diff --charts-dir`)
+    max_chars: int = GITHUB_COMMENT_LIMIT
+
+
+def markdown_report(review: Review, options: ReportOptions = ReportOptions()) -> str:
+    if not review.changed:
+        return NO_CHANGES + "\n"
+    blocks = [_summary(review, options)]
+    if review.new_warnings:  # before the pages: a long report is cut at its end
+        blocks.append(_warnings_block(review.new_warnings))
+    blocks += [_page_block(page, options) for page in review.pages]
+    return bounded(blocks, options.max_chars)
+
+
+def _summary(review: Review, options: ReportOptions) -> Block:
+    head = [f"### Published data: {code(review.base)} → {code(review.head)}", ""]
+    if not review.pages:
+        return Block((*head, NO_CHANGES + ".", "", _warnings_line(review)))
+    head += [_totals(review.pages), "", _warnings_line(review), "",
+             "| Page | Change | Results | Sources | Charts | Text |", "| --- | --- | --- | --- | --- | --- |"]
+    return Block(tuple(head), tuple(_row(page, options) for page in review.pages))
+
+
+def _totals(pages: tuple[PageChange, ...]) -> str:
+    parts = [f"Pages: **{_counted(pages)}**"]
+    for name, items in (("results", [r for p in pages for r in p.results]),
+                        ("sources", [s for p in pages for s in p.sources]),
+                        ("charts", [c for p in pages for c in p.charts])):
+        if items:
+            parts.append(f"{name}: {_counted(items)}")
+    return " · ".join(parts)
+
+
+def _warnings_line(review: Review) -> str:
+    if review.new_warnings is None:
+        return "Warnings: not compared (a built folder does not record them)."
+    resolved = f"; {review.resolved_warnings} no longer reported" if review.resolved_warnings else ""
+    if not review.new_warnings:
+        return f"New warnings: none{resolved}."
+    return f"New warnings: **{len(review.new_warnings)}** (listed below the table){resolved}."
+
+
+def _counted(items: Iterable[Any]) -> str:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    return ", ".join(f"{counts[status]} {status}" for status in ("changed", "added", "removed") if status in counts)
+
+
+def _row(page: PageChange, options: ReportOptions) -> str:
+    base_url = options.old_url if page.status == "removed" else options.new_url
+    title = text(page.title) or code(page.path, in_table=True)
+    if base_url:
+        title = link(title, _absolute(base_url, page.path))
+    text_cell = "changed" if page.text_changed else ""
+    cells = [f"{title}<br>{code(page.path, in_table=True)}", page.status, _counted(page.results),
+             _counted(page.sources), _counted(page.charts), text_cell]
+    return "| " + " | ".join(cell or "—" for cell in cells) + " |"
+
+
+def _page_block(page: PageChange, options: ReportOptions) -> Block:
+    summary = f"<summary><strong>{html_text(page.title)}</strong> · <code>{html_text(page.path)}</code> · {page.status}" \
+              "</summary>"
+    sections = [
+        ("Page", _page_lines(page)),
+        ("Results (matched by source record and label)", [line for r in page.results for line in _result_lines(r)]),
+        ("Sources", [line for s in page.sources for line in _source_lines(s)]),
+        ("Charts", [line for c in page.charts for line in _chart_lines(page.path, c, options)]),
+        ("Other export data", [_field_line(change) for change in page.other]),
+    ]
+    body: list[str] = []
+    for heading, lines in sections:
+        if lines:
+            body += ([""] if body else []) + [f"**{heading}**", "", *lines]
+    return Block(("<details>", summary, ""), tuple(body), ("", "</details>"), page=True)
+
+
+def _page_lines(page: PageChange) -> list[str]:
+    checked = f", checked {code(page.checked)}" if page.checked else ""
+    if page.status == "added":
+        return [f"- new page{checked}"]
+    if page.status == "removed":
+        return [f"- page removed (it was checked {code(page.checked)})" if page.checked else "- page removed"]
+    lines = [_field_line(change) for change in page.fields]
+    return lines + (["- text changed (title, summary or body of index.md)"] if page.text_changed else [])
+
+
+def _result_lines(change: ResultChange) -> list[str]:
+    name = f"**{text(change.label)}** · {code(change.source_record_id)}"
+    if change.status == "changed":
+        unit = change.result.get("unit")
+        unit_text = unit if isinstance(unit, str) and not any(c.field == "unit" for c in change.changes) else ""
+        return [f"- changed {name}"] + ["  " + _field_line(c, unit_text) for c in change.changes]
+    lines = [f"- {change.status} {name}: {_value(change.result)}"]
+    conditions = change.result.get("conditions")
+    if change.status == "added" and isinstance(conditions, dict):
+        lines.append(f"  - conditions: {json_code(conditions)}")
+    return lines
+
+
+def _value(result: Mapping[str, Any]) -> str:
+    unit = result.get("unit")
+    statistic = result.get("statistic")
+    shown = json_code(result.get("value"))
+    if isinstance(unit, str):
+        shown += f" {text(unit)}"
+    if isinstance(statistic, str):
+        shown += f" · {text(statistic)}"
+    return shown
+
+
+def _field_line(change: FieldChange, unit: str = "") -> str:
+    if change.field.startswith("conditions."):
+        name = f"condition {code(change.field[len('conditions.'):])}"
+    else:
+        name = code(change.field) if any(c in change.field for c in '[]"') else text(change.field)
+    line = f"- {name}: {json_code(change.old)} → {json_code(change.new)}"
+    if change.field == "value" and unit:
+        line += f" {text(unit)}"
+    if change.note:
+        line += f" ({change.note})"
+    return line
+
+
+def _source_lines(change: SourceChange) -> list[str]:
+    line = f"- {change.status} **{text(change.publisher)}**: {code(change.url)}"
+    if change.status != "changed":
+        return [f"{line} · revision {code(change.revision)}"]
+    return [line] + ["  " + _field_line(field) for field in change.changes]
+
+
+def _chart_lines(path: str, change: ChartChange, options: ReportOptions) -> list[str]:
+    names = ", ".join(code(f.name) + ("" if f.status == change.status else f" ({f.status})") for f in change.files)
+    lines = [f"- {change.status} chart {code(change.chart_id)}: {names}"]
+    for file in change.files:
+        sides = [_picture("old", options.old_url, path + file.name, options.pictures) if file.old_svg else "",
+                 _picture("new", options.new_url, path + file.name, options.pictures) if file.new_svg else ""]
+        if any(sides):
+            lines.append(f"  - {code(file.name)}: " + " → ".join(side for side in sides if side))
+    return lines
+
+
+def _picture(side: str, base_url: str | None, site_path: str, pictures: bool) -> str:
+    """A link to the picture on the published site, or its path among the written pictures; "" when neither."""
+    if base_url:
+        return link(side, _absolute(base_url, site_path))
+    return code(side + site_path) if pictures else ""
+
+
+def _absolute(base_url: str, site_path: str) -> str:
+    return base_url.rstrip("/") + site_path
+
+
+def _warnings_block(problems: tuple[Problem, ...]) -> Block:
+    count = len(problems)
+    summary = f"<summary><strong>New warnings</strong> ({count})</summary>"
+    body: list[str] = []
+    for problem in problems:
+        line, _, hint = problem.format().partition("\n  hint: ")
+        body.append(f"- {code(line)}")
+        if hint:
+            body.append(f"  - hint: {text(hint)}")
+    return Block(("<details>", summary, ""), tuple(body), ("", "</details>"))

@@ -1,0 +1,153 @@
+""".github/workflows/site.yml: its structure, its review step run for real, its sticky comment against a fake GitHub."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from sitekit import REPO, article, make_site
+from test_review import commit, first_article, git, second_revision
+
+WORKFLOW = REPO / ".github/workflows/site.yml"
+MARKER = "<!-- evidencepress-diff -->"
+
+
+def load() -> dict[str, Any]:
+    document: dict[str, Any] = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    return document
+
+
+def steps(job: str) -> list[dict[str, Any]]:
+    found: list[dict[str, Any]] = load()["jobs"][job]["steps"]
+    return found
+
+
+def step(job: str, uses: str = "", run: str = "", name: str = "") -> dict[str, Any]:
+    for item in steps(job):
+        if (uses and str(item.get("uses", "")).startswith(uses + "@")) or (run and run in item.get("run", "")) \
+                or (name and item.get("name") == name):
+            return item
+    raise AssertionError(f"{job}: no step {uses or run or name}")
+
+
+def test_triggers_permissions_and_concurrency() -> None:
+    document = load()
+    triggers = document.get("on", document.get(True))  # YAML 1.1 reads a bare `on` as true
+    assert set(triggers) == {"pull_request", "push", "workflow_dispatch"}
+    assert triggers["push"] == {"branches": ["main"]}
+    assert document["permissions"] == {"contents": "read"}
+    assert "github.event.pull_request.number" in document["concurrency"]["group"]
+    jobs = document["jobs"]
+    assert jobs["pull-request"]["permissions"] == {"contents": "read", "pull-requests": "write"}
+    assert jobs["deploy"]["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
+    assert jobs["deploy"]["concurrency"] == {"group": "pages", "cancel-in-progress": False}
+    assert jobs["deploy"]["environment"]["name"] == "github-pages"
+    assert jobs["pull-request"]["if"] == "github.event_name == 'pull_request'"
+    assert "refs/heads/main" in jobs["deploy"]["if"]
+
+
+def test_pull_request_job_tests_checks_builds_uploads_and_reviews() -> None:
+    names = [item.get("uses", item.get("run", "")).split("@")[0] for item in steps("pull-request")]
+    assert names.index("actions/checkout") < names.index("make test PYTHON=python") < names.index(".venv/bin/evidencepress check") \
+        < names.index(".venv/bin/evidencepress build") < names.index("actions/upload-artifact")
+    assert step("pull-request", uses="actions/checkout")["with"]["fetch-depth"] == 0
+    assert step("pull-request", uses="actions/setup-python")["with"]["python-version"] == "3.11"
+    site = step("pull-request", uses="actions/upload-artifact")
+    assert (site["with"]["name"], site["with"]["path"]) == ("site", "_site/")
+    review = step("pull-request", name="Review of the published data")
+    assert 'diff "origin/$BASE_REF" HEAD --charts-dir' in review["run"]
+    assert review["env"]["BASE_REF"] == "${{ github.base_ref }}"
+    charts = step("pull-request", name="Upload old and new pictures of changed charts")
+    assert charts["with"]["name"] == "chart-changes" and charts["if"] == "steps.review.outputs.charts == 'true'"
+    comment = step("pull-request", uses="actions/github-script")
+    assert MARKER in comment["with"]["script"] and "updateComment" in comment["with"]["script"]
+
+
+def test_deploy_job_builds_for_pages_with_nojekyll() -> None:
+    uses = [item.get("uses", "").split("@")[0] for item in steps("deploy")]
+    assert uses.index("actions/configure-pages") < uses.index("actions/upload-pages-artifact") \
+        < uses.index("actions/deploy-pages")
+    build = step("deploy", name="Build for the Pages URL")
+    assert '--base-url "$PAGES_URL/"' in build["run"] and "touch _site/.nojekyll" in build["run"]
+    assert build["env"]["PAGES_URL"] == "${{ steps.pages.outputs.base_url }}"
+    upload = step("deploy", uses="actions/upload-pages-artifact")
+    assert upload["with"] == {"path": "_site/", "include-hidden-files": True}  # .nojekyll, .well-known/
+    assert step("deploy", uses="actions/deploy-pages")["id"] == "deployment"
+    assert any(item.get("run") == "make test PYTHON=python" for item in steps("deploy"))
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> Path:
+    """A repository whose HEAD changes a chart and whose origin/main is the revision before."""
+    root = make_site(tmp_path / "repo", {"guides/a.md": first_article(), "guides/b.md": article("Article B")})
+    git(root, "init", "-q", "-b", "main")
+    git(root, "update-ref", "refs/remotes/origin/main", commit(root, "first"))
+    second_revision(root)
+    commit(root, "second")
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/evidencepress").symlink_to(Path(sys.executable).parent / "evidencepress")
+    return root
+
+
+def test_the_review_step_writes_the_report_and_the_chart_pictures(pull_request: Path, tmp_path: Path) -> None:
+    temp = tmp_path / "runner"
+    temp.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BASE_REF": "main", "SITE_URL": "https://site.example.org/",
+           "RUNNER_TEMP": str(temp), "GITHUB_OUTPUT": str(temp / "output"), "GITHUB_STEP_SUMMARY": str(temp / "summary")}
+    script = step("pull-request", name="Review of the published data")["run"]
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=pull_request, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    report = (temp / "review.md").read_text()
+    assert report.startswith("### Published data: `origin/main (")
+    assert "[old](<https://site.example.org/guides/a/decode.svg>)" in report
+    assert (temp / "summary").read_text() == report
+    assert (temp / "output").read_text() == "charts=true\n"
+    pictures = sorted(p.relative_to(temp / "chart-changes").as_posix() for p in (temp / "chart-changes").rglob("*.svg"))
+    assert (temp / "chart-changes/index.html").is_file()
+    assert pictures == ["new/guides/a/decode.narrow.svg", "new/guides/a/decode.svg", "old/guides/a/decode.narrow.svg",
+                        "old/guides/a/decode.svg"]
+
+
+FAKE_GITHUB = """
+const fs = require('fs');
+const [scriptPath, statePath] = process.argv.slice(2);
+const state = JSON.parse(fs.readFileSync(statePath, 'utf8'));
+let nextId = 100 + state.comments.length;
+const issues = {
+  listComments: async () => ({ data: state.comments }),
+  updateComment: async ({ comment_id, body }) => { state.comments.find((c) => c.id === comment_id).body = body; },
+  createComment: async ({ body }) => { state.comments.push({ id: nextId++, body, user: { type: 'Bot' } }); },
+};
+const github = { rest: { issues }, paginate: async (method, params) => (await method(params)).data };
+const context = { repo: { owner: 'o', repo: 'r' }, issue: { number: 7 } };
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
+new AsyncFunction('require', 'github', 'context', 'process', fs.readFileSync(scriptPath, 'utf8'))(
+  require, github, context, process,
+).then(() => fs.writeFileSync(statePath, JSON.stringify(state)));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node runs the github-script step")
+def test_the_comment_is_created_once_then_updated(tmp_path: Path) -> None:
+    (tmp_path / "script.js").write_text(step("pull-request", uses="actions/github-script")["with"]["script"])
+    (tmp_path / "fake.js").write_text(FAKE_GITHUB)
+    human = {"id": 1, "body": f"{MARKER} quoted by a person", "user": {"type": "User"}}
+    state = tmp_path / "state.json"
+    state.write_text(json.dumps({"comments": [human]}))
+    for number, charts_url in ((1, ""), (2, "https://github.com/o/r/actions/runs/1/artifacts/2")):
+        (tmp_path / "review.md").write_text(f"report {number}\n")
+        env = {"PATH": "/usr/bin:/bin", "REPORT": str(tmp_path / "review.md"), "CHARTS_URL": charts_url}
+        done = subprocess.run(["node", str(tmp_path / "fake.js"), str(tmp_path / "script.js"), str(state)], env=env,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+    comments = json.loads(state.read_text())["comments"]
+    assert comments[0] == human
+    assert comments[1:] == [{"id": 101, "user": {"type": "Bot"}, "body": f"{MARKER}\nreport 2\n\nOld and new pictures of "
+                             "the changed charts: [chart-changes](https://github.com/o/r/actions/runs/1/artifacts/2)\n"}]

@@ -11,6 +11,6 @@ from typing import Any
 
 
 def __getattr__(name: str) -> Any:
-    from .draw import common
+    from .draw import common, legends
 
-    return getattr(common, name)
+    return getattr(common, name) if hasattr(common, name) else getattr(legends, name)

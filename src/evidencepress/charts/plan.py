@@ -1,4 +1,5 @@
-"""Spec + export -> ChartPlan: selection, guards, categories, legend, layout, cache key."""
+"""Spec + export -> ChartPlan: each panel built (``panel.py``), then laid out for the wide and
+the narrow canvas: categories, legend, layout, cache key."""
 
 from __future__ import annotations
 
@@ -7,47 +8,27 @@ import functools
 import hashlib
 import importlib.metadata
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from .. import jsontext
 from ..diagnostics import Location, Problem, has_errors
 from ..model import Positions
-from . import checks, guards, layout, limits, style
-from .entry import Context, Extracted
-from .fieldpath import Missing, resolve_pointer
+from . import layout, style
 from .kinds import LegendInput, kind_of
-from .model import ChartPlan, ChartRow, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
-from .select import Selected, select_entries
-from .states import unmapped_problem
-from .uncertainty import is_number
+from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
+from .panel import BuiltPanel, build_panel
 from .units import value_labels
-from .values import extract
-
-
-@dataclass(frozen=True)
-class _Panel:
-    """A panel's selected values, before layout (which depends on the canvas)."""
-
-    spec: PanelSpec
-    points: tuple[Point, ...]
-    unit: str
-    x_numeric: bool
-    series: tuple[str, ...]
-    separate: bool
-    rows: tuple[ChartRow, ...]
-    notes: tuple[str, ...]
-    references: tuple[Reference, ...]
 
 
 def build_plan(
     spec: ChartSpec, export: Any, positions: Positions, fence_line: int
 ) -> tuple[ChartPlan | None, list[Problem]]:
     """The wide plan, with its narrow (phone) variant as ``.narrow``."""
-    panels: list[_Panel] = []
+    panels: list[BuiltPanel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
-        built, found = _panel(panel, export, positions)
+        built, found = build_panel(panel, export, positions)
         problems += found
         if built is not None:
             panels.append(built)
@@ -58,129 +39,7 @@ def build_plan(
     return replace(wide, narrow=narrow), problems
 
 
-def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel | None, list[Problem]]:
-    """A panel's values, or the errors that stop it; warnings ride along with the values."""
-    selected, problems = select_entries(panel, export, positions)
-    if problems:
-        return None, problems
-    ctx = Context(panel, positions)
-    too_many = limits.too_many_entries(len(selected) * max(len(panel.columns), 1), ctx)
-    if too_many is not None:
-        return None, [too_many]
-    items, extracted, problems = _extract_all(selected, ctx)
-    if problems:
-        return None, _merge(problems)
-    unmapped = [e.point.state for e in extracted if kind_of(panel.kind).values == "state" and not e.point.tone]
-    if unmapped:
-        return None, [unmapped_problem(ctx, unmapped)]
-    references, problems = _references(panel, export, ctx)
-    points = [e.point for e in extracted]
-    limit = (
-        limits.too_many_observations(points, ctx) or limits.long_texts(points, ctx)
-        or limits.out_of_range(points, references, ctx)
-    )
-    if problems or limit is not None:
-        return None, problems + ([limit] if limit is not None else [])
-    if panel.stacked and any(p.value is not None and p.value < 0 for p in points):
-        return None, [ctx.problem("stacked", "stacked bars add parts end to end; a part is negative", "chart-kind",
-                                  "draw negative values side by side (remove stacked:)")]
-    unit, problems = guards.panel_unit(panel, extracted, positions)
-    x_numeric = False
-    if panel.kind == "line":
-        x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)
-        problems += found
-    separate = guards.separate_sources(points, export)
-    if panel.kind == "line" and separate and panel.series is None:
-        points = [replace(p, series=p.source) for p in points]
-    series = (
-        tuple(dict.fromkeys(p.series for p in points if p.series))
-        if panel.series or panel.columns or any(i.series for i in items) or (separate and panel.kind == "line")
-        else ()
-    )
-    problems += guards.series_count(panel, series, positions)
-    if problems:
-        return None, problems
-    warnings = _warnings(panel, items, points, references, positions)
-    rows = tuple(row for e in extracted for row in e.rows)
-    notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    return _Panel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references), warnings
-
-
-def _extract_all(
-    selected: list[Selected], ctx: Context
-) -> tuple[list[Selected], list[Extracted], list[Problem]]:
-    """Each selected entry as a point; a status grid gives one point per entry and column."""
-    panel = ctx.panel
-    columns = [(ctx, "")] if not panel.columns else [
-        (Context(replace(panel, y=c.y, states=c.states + panel.states, series=None), ctx.positions), c.title)
-        for c in panel.columns
-    ]
-    items: list[Selected] = []
-    extracted: list[Extracted] = []
-    problems: list[Problem] = []
-    for item in selected:
-        for column_ctx, title in columns:
-            result, found = extract(item, column_ctx)
-            problems += found
-            if result is not None:
-                if title:
-                    result = replace(result, point=replace(result.point, series=title),
-                                     rows=tuple(replace(r, series=title) for r in result.rows))
-                items.append(item)
-                extracted.append(result)
-    return items, extracted, problems
-
-
-def _references(panel: PanelSpec, export: Any, ctx: Context) -> tuple[tuple[Reference, ...], list[Problem]]:
-    """Reference lines: literal numbers, or numbers the export holds (a limit, a capacity)."""
-    found: list[Reference] = []
-    problems: list[Problem] = []
-    for spec in panel.references:
-        if spec.pointer is None:
-            found.append(Reference(spec.value if spec.value is not None else 0, spec.label))
-            continue
-        value = resolve_pointer(export, spec.pointer) if isinstance(export, dict) else Missing("", ())
-        if isinstance(value, Missing) or not is_number(value):
-            what = "does not resolve" if isinstance(value, Missing) else f"points to {value!r}, not a number"
-            problems.append(ctx.problem("reference", f"reference {spec.pointer} {what}", "chart-select",
-                                        "a reference line is a number the export holds"))
-        else:
-            found.append(Reference(value, spec.label))
-    return tuple(found), problems
-
-
-def _warnings(
-    panel: PanelSpec, items: list[Selected], points: list[Point], references: tuple[Reference, ...],
-    positions: Positions,
-) -> list[Problem]:
-    """Charts that draw but read wrong: one value, unlike quantities, limits as bars, hidden points, ids."""
-    kinds = [checks.quantity(item, panel.y) for item in items]
-    denominators = [checks.denominator(item.entry) for item in items]
-    limit = [checks.is_limit(item, p.label) for item, p in zip(items, points)]
-    mixed = [] if panel.kind == "bar" and any(limit) and not all(limit) else kinds
-    return (
-        checks.single_value(panel, points, bool(references), positions)
-        + checks.mixed_kinds(panel, points, mixed if panel.kind != "status" else [], denominators, positions)
-        + checks.limit_as_bar(panel, points, limit, positions)
-        + checks.overlapping(panel, points, positions)
-        + list(checks.id_labels(panel, items, points, positions))
-    )
-
-
-def _merge(problems: list[Problem]) -> list[Problem]:
-    """One problem per place and rule: the same mistake on many entries is reported once."""
-    groups: dict[tuple[Location, str, str], list[Problem]] = {}
-    for problem in problems:
-        groups.setdefault((problem.location, problem.rule, problem.json_path), []).append(problem)
-    merged = []
-    for group in groups.values():
-        more = len(group) - 1
-        extra = f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else ""
-        merged.append(replace(group[0], message=group[0].message + extra))
-    return merged
-
-
-def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
+def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
     panel, points, series, separate = built.spec, built.points, built.series, built.separate
     kind = kind_of(panel.kind)
     grid = not kind.stacked
@@ -247,7 +106,7 @@ def _field_name(path: str) -> str:
     return path.rpartition(".")[2].replace("_", " ")
 
 
-def _category_prefix(built: _Panel) -> str:
+def _category_prefix(built: BuiltPanel) -> str:
     """``draft tokens: `` when every category is a bare number or boolean, which says nothing alone."""
     panel = built.spec
     if panel.kind == "line" or panel.x == "label" or not built.points:
@@ -257,7 +116,7 @@ def _category_prefix(built: _Panel) -> str:
     return ""
 
 
-def _series_prefix(built: _Panel) -> str:
+def _series_prefix(built: BuiltPanel) -> str:
     """``thinking: `` when a series name is a bare number or boolean (``false`` beside ``adaptive``)."""
     panel = built.spec
     if panel.series is None or not any(_BARE.match(name) for name in built.series):
@@ -310,7 +169,7 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
 
 
 def _chart(
-    spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_line: int, where: layout.Canvas
+    spec: ChartSpec, panels: list[BuiltPanel], positions: Positions, fence_line: int, where: layout.Canvas
 ) -> ChartPlan:
     plans = [_panel_plan(built, where) for built in panels]
     if any(p.kind == "bar" and p.horizontal for p in plans):

@@ -23,6 +23,7 @@ from ..kinds import kind_of
 from ..model import ChartPlan, PanelPlan
 from ..svg import finish
 from . import common
+from .legends import legend
 
 RC: dict[Any, Any] = {
     "font.family": [style.FONT_FAMILY],
@@ -76,7 +77,7 @@ def figure(plan: ChartPlan) -> Figure:
     finishers = []
     for panel in plan.panels:
         _panel_title(fig, frame, panel)
-        common.legend(fig, frame, panel)
+        legend(fig, frame, panel)
         later = kind_of(panel.kind).draw(fig, frame, panel)
         if later is not None:
             finishers.append(later)

@@ -102,6 +102,10 @@ panels:
     x: label
 ```
 """
+SINGLE_VALUE = ("warning: panels[0].select: the panel shows one value ('Decode at concurrency 1') on a scale of its own "
+                "[chart-single-value]")
+SINGLE_VALUE_HINT = ("a lone bar says nothing by its height: put it beside values of the same kind, draw a reference "
+                     "it is compared with, or state it in the prose")
 EXPORT_OPEN = "```json export\n"
 PARAGRAPH = "One community report measured decode on one machine."
 BUILT = re.compile(r"built in \d+\.\d\d s\n")
@@ -377,8 +381,10 @@ CHECK_CASES: list[tuple[str, str, str]] = [
      report(at(24, 5, "error: panels[0].select: the page has no export; a chart plots only values selected from it "
                       "[chart-select]", "add a ```json export fence with the values the chart shows"))),
     ("chart-id-repeated", edit("The export below holds the value and its conditions.\n", CHART + "\n" + CHART),
-     report(at(28, 1, "error: id: chart id 'decode' is already used on line 17; ids are unique in a page [chart-id]",
-               "the chart is written to decode.svg"))),
+     report(at(22, 5, SINGLE_VALUE, SINGLE_VALUE_HINT),
+            at(28, 1, "error: id: chart id 'decode' is already used on line 17; ids are unique in a page [chart-id]",
+               "the chart is written to decode.svg"),
+            at(33, 5, SINGLE_VALUE, SINGLE_VALUE_HINT), warnings=2)),
     # --- the file itself -------------------------------------------------------------------
     ("empty-file", "", report(at(1, 1, "error: empty file [front-matter]",
                                  "start the file with a line `---`, the YAML front matter, and another line `---`"))),

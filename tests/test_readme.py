@@ -33,10 +33,10 @@ def test_the_readme_article_builds_without_errors_or_warnings(tmp_path: Path) ->
     exported = json.loads((tmp_path / "_site/guides/example/index.json").read_bytes())
     seed = REPO.parent / "shared/seed/exports/13.json"
     if seed.is_file():  # the example's values are the seed's, as authored
-        original = next(r for r in json.loads(seed.read_bytes())["reported_results"]
-                        if r["label"] == exported["reported_results"][0]["label"])
-        for key, value in exported["reported_results"][0].items():
-            if key != "conditions":
-                assert original[key] == value, key
-        for key, value in exported["reported_results"][0]["conditions"].items():
-            assert original["conditions"][key] == value, key
+        for result in exported["reported_results"]:
+            original = next(r for r in json.loads(seed.read_bytes())["reported_results"] if r["label"] == result["label"])
+            for key, value in result.items():
+                if key != "conditions":
+                    assert original[key] == value, key
+            for key, value in result["conditions"].items():
+                assert original["conditions"][key] == value, key

@@ -121,6 +121,7 @@ def test_the_export_reference_names_every_result_field_with_its_description() ->
 
 def test_the_chart_and_units_references() -> None:
     chart = run("schema", "chart", "--reference", "--root", str(REPO)).stdout
-    assert "panels[].select.where  object\n    Field path -> value; an entry is selected when every one matches.\n" in chart
+    assert ("panels[].select.where  a map of field paths to values\n"
+            "    Field path -> value; an entry is selected when every one matches.\n") in chart
     units = run("schema", "units", "--reference", "--root", str(REPO)).stdout
     assert "seconds       seconds (the same unit as s)\n" in units

@@ -202,31 +202,41 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
     ctx = _context(plan)
     env = create_environment(template_folder(options.root))
     files: dict[str, bytes] = {}
-    for number, page in enumerate(plan.pages):
-        if progress is not None:
-            progress("rendering pages", number, len(plan.pages))
-        folder = page.url.lstrip("/")
-        for name, data in render_article(env, page, ctx).items():
-            files[folder + name] = data
-    for listing in listings(plan.pages, plan.config):
-        for name, data in render_listing(env, listing, ctx).items():
-            files[listing.url.lstrip("/") + name] = data
-    # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool.
+    # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool; drawn
+    # first, because the article HTML inlines them.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
+    by_page: dict[str, dict[str, bytes]] = {}
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
+        by_page.setdefault(page.url, {})[name] = svg
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
+        folder = page.url.lstrip("/")
+        for name, data in render_article(env, page, ctx, by_page.get(page.url, {})).items():
+            files[folder + name] = data
+    for listing in listings(plan.pages, plan.config):
+        for name, data in render_listing(env, listing, ctx).items():
+            files[listing.url.lstrip("/") + name] = data
     for asset in plan.assets:
         files[asset.rel] = asset.data
     for item in plan.static:
         files[item.rel] = item.data
     files[MARKER] = MARKER_TEXT
-    files["static/style.css"] = (template_folder(options.root) / "static" / "style.css").read_bytes()
+    for name, data in static_files(template_folder(options.root)):
+        files[f"static/{name}"] = data
     for name, data in plan.schemas.published:
         files[f"schema/{name}"] = data
     return files
+
+
+def static_files(templates: Path) -> list[tuple[str, bytes]]:
+    """The theme's static files (style.css, fonts/…) by POSIX path under static/."""
+    folder = templates / "static"
+    return [(p.relative_to(folder).as_posix(), p.read_bytes()) for p in sorted(folder.rglob("*")) if p.is_file()]
 
 
 def _context(plan: SitePlan) -> SiteContext:

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import functools
 import traceback
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from . import jsontext
+from .charts import chart_table, inline_svg
 from .config import SiteConfig
 from .diagnostics import Location, Problem, error
 from .markdown import headings, render_tokens
@@ -117,24 +119,30 @@ def _base(ctx: SiteContext, url: str) -> dict[str, Any]:
     }
 
 
-def render_article(env: jinja2.Environment, page: Page, ctx: SiteContext) -> dict[str, bytes]:
-    """index.html, index.json and index.md of an article, by file name."""
+def render_article(
+    env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """index.html, index.json and index.md of an article, by file name (``svgs``: the drawn
+    charts of the page by file name, inlined into the HTML)."""
     return {
-        "index.html": article_html(env, page, ctx).encode("utf-8"),
+        "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
         "index.json": article_json(page, ctx),
         "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
     }
 
 
-def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
+def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes]) -> str:
     figure = env.get_template("figure.html")
     figures: dict[int, str] = {}
     for chart in page.charts:
         body_line = chart.line - page.body_line
+        # The SVGs are inlined so that the page's colours (light, dark) and web font reach them.
+        wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
         figures[body_line] = figure.render(
             chart=chart,
-            multi_panel=len({row.panel for row in chart.rows}) > 1,
-            has_series=any(row.series is not None for row in chart.rows),
+            table=chart_table(chart),
+            wide=Markup(inline_svg(wide)) if wide else "",
+            narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
     body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))

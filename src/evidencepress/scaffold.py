@@ -2,7 +2,7 @@
 
 The skeleton is a draft (so its placeholder source is never published by
 accident) with front matter, prose that shows an inline value, one chart and
-an export with one complete reported result: every required and recommended
+an export with two complete reported results: every required and recommended
 condition present, ``null`` where the example "source" reports nothing.
 Comments say what to replace; ``evidencepress schema export --reference``
 lists every field.
@@ -22,6 +22,7 @@ PLACEHOLDER_REVISION = "0000000000000000000000000000000000000000"
 PLACEHOLDER_SHA256 = "0" * 64
 PLACEHOLDER_URL = f"https://github.com/example-publisher/example-benchmark/blob/{PLACEHOLDER_REVISION}/README.md"
 LABEL = "Decode rate, one request"
+SECOND_LABEL = "Decode rate per request, four requests"
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,13 @@ def _body(record: str) -> str:
         "# Charts hold no numbers: they select values from the export. `evidencepress schema chart --reference`",
         f"id: {record}",
         "kind: bar",
-        "title: Decode rate as reported",
-        "alt: One bar, the decode rate of one request as the example source reports it.",
-        "caption: One reported run; the source gives no dispersion.",
+        "title: Decode rate per request as reported",
+        "alt: Two bars, the decode rate of each request with one and with four requests at a time.",
+        "caption: One reported run each; the source gives no dispersion.",
         "panels:",
         "  - select:",
         f"      where: {{source_record_id: {record}}}",
+        "    x: conditions.concurrency",
         "```",
         "",
         "## What it does not show",
@@ -122,23 +124,25 @@ def _body(record: str) -> str:
 
 
 def _export(record: str, schemas: SchemaSet) -> dict[str, object]:
+    results = [_result(record, schemas, LABEL, 1, 42.5), _result(record, schemas, SECOND_LABEL, 4, 31.0)]
+    return {"facts": [], "reported_results": results, "conditions": {}}
+
+
+def _result(record: str, schemas: SchemaSet, label: str, concurrency: int, value: float) -> dict[str, object]:
+    """A complete result: every required and recommended condition, null where the source is silent."""
     conditions: dict[str, object] = {key: None for key in schemas.core_conditions}
-    conditions["concurrency"] = 1
+    conditions["concurrency"] = concurrency
     return {
-        "facts": [],
-        "reported_results": [{
-            "label": LABEL,
-            "metric": "decode_rate",
-            "value": 42.5,
-            "unit": "tokens/s",
-            "statistic": "one reported run; no dispersion",
-            "uncertainty": None,
-            "conditions": conditions,
-            "evidence_state": "source_reported",
-            "site_reproduced": False,
-            "evidence_url": PLACEHOLDER_URL + "#L1",
-            "source_document_sha256": PLACEHOLDER_SHA256,
-            "source_record_id": record,
-        }],
-        "conditions": {},
+        "label": label,
+        "metric": "decode_rate",
+        "value": value,
+        "unit": "tokens/s",
+        "statistic": "one reported run; no dispersion",
+        "uncertainty": None,
+        "conditions": conditions,
+        "evidence_state": "source_reported",
+        "site_reproduced": False,
+        "evidence_url": f"{PLACEHOLDER_URL}#L{concurrency}",
+        "source_document_sha256": PLACEHOLDER_SHA256,
+        "source_record_id": record,
     }

@@ -10,6 +10,7 @@ objects.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
@@ -340,7 +341,7 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
             child = path + (extra,)
             message = schema.get("x-additional-message", "unknown key")
             yield error(positions.of_key(child), f"{message} {extra!r}", rule, dotted(prefix + child),
-                        schema.get("x-additional-hint", ""))
+                        _additional_hint(schema, extra))
     elif "propertyNames" in err.schema_path:
         child = path + (str(err.instance),)
         message = _message(err) or "key not allowed"
@@ -373,6 +374,17 @@ def _hint(schema: Any, key: str) -> str:
     if not isinstance(schema, dict):
         return ""
     return str(schema.get("x-hint", "")).replace("{key}", key)
+
+
+def _additional_hint(schema: Mapping[str, Any], extra: str) -> str:
+    """``x-additional-hint`` with ``{allowed}`` (the known keys) and ``{did_you_mean}`` filled in."""
+    hint = str(schema.get("x-additional-hint", ""))
+    if "{" not in hint:
+        return hint
+    allowed = sorted(schema.get("properties", {}))
+    close = difflib.get_close_matches(extra, allowed, n=1)
+    did_you_mean = f"did you mean {close[0]!r}? " if close else ""
+    return hint.replace("{allowed}", ", ".join(allowed)).replace("{did_you_mean}", did_you_mean)
 
 
 def _quoted_name(message: str) -> str:

@@ -32,7 +32,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     problems += _export_presence(parsed, front)
     if export is not None:
         problems += _export_problems(export, front, schemas)
-    charts, chart_problems = _charts(parsed, export)
+    charts, chart_problems = _charts(parsed, export, schemas)
     problems += chart_problems
     inline_values, inline_problems = resolve_inline_values(
         parsed.tokens, parsed.body, parsed.body_line, path, export.value if export else None, schemas.units)
@@ -153,12 +153,12 @@ def _export_presence(parsed: ParsedPage, front: FrontMatter | None) -> list[Prob
     return []
 
 
-def _charts(parsed: ParsedPage, export: Document | None) -> tuple[list[Any], list[Problem]]:
+def _charts(parsed: ParsedPage, export: Document | None, schemas: SchemaSet) -> tuple[list[Any], list[Problem]]:
     plans: list[Any] = []
     problems: list[Problem] = []
     unreadable = parsed.export_fence is not None and export is None
     for fence in parsed.chart_fences:
-        plan, chart_problems = plan_chart(fence, export, parsed.source.path)
+        plan, chart_problems = plan_chart(fence, export, parsed.source.path, schemas)
         if unreadable:  # "the page has no export" would mislead: its JSON error is reported
             chart_problems = [p for p in chart_problems if not _needs_export(p)]
         problems += chart_problems

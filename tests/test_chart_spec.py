@@ -95,7 +95,8 @@ def test_an_id_with_a_trailing_newline_is_not_a_slug() -> None:
 def test_wrong_types_and_empty_panels() -> None:
     _, problems = chart("id: c\nkind: bar\ntitle: 2024\nalt: A\npanels: []\n")
     found = {(p.json_path, p.message, p.hint) for p in problems}
-    assert ("title", "expected a non-empty line of text, got 2024", "quote the value to make it text") in found
+    assert ("title", "expected a non-empty line of text, got 2024",
+            "write the text; quote it when YAML would read it as a number, a date or true/false") in found
     assert ("panels", "expected one to twelve panels, got []", "split a larger chart into several charts") in found
 
 

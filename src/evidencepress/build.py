@@ -8,6 +8,7 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +45,10 @@ from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_t
 CACHE_ROOT = ".cache"
 CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
-Progress = Callable[[int, int], None]
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total): what a long run is doing
+# Rules a build option turns off. Page outcomes (cached) always carry them; plan_site leaves them out.
+_PROSE_RULE = "prose-number"
+_DRAFT_RULE = "draft"
 
 
 @dataclass(frozen=True)
@@ -90,8 +94,8 @@ def page_store(options: BuildOptions) -> Store:
     return Store(caches_of(options) / PAGES if options.use_cache else None)
 
 
-def plan_site(options: BuildOptions, setup: Setup | None = None,
-              store: Store | None = None) -> tuple[SitePlan | None, list[Problem]]:
+def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | None = None,
+              progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
     """Read, parse and validate every page, check links: all problems, nothing drawn or written.
     Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
     problems: list[Problem] = []
@@ -104,20 +108,32 @@ def plan_site(options: BuildOptions, setup: Setup | None = None,
     problems += read_problems
     pages: list[Page] = []
     store = store if store is not None else page_store(options)
-    for source in content.pages:
+    drafts: list[str] = []
+    for number, source in enumerate(content.pages):
+        if progress is not None:
+            progress("checking pages", number, len(content.pages))
         page, page_problems = _validated(source, schemas, store)
-        problems += page_problems
-        if page is not None and (options.drafts or not page.front.draft):
+        problems += [p for p in page_problems if _wanted(p, options)]
+        if page is not None and page.front.draft and not options.drafts:
+            drafts.append(page.url)
+        elif page is not None:
             pages.append(page)
     problems += _url_collisions(pages, config)
     problems += _file_collisions(pages, content.assets, content.static, config, schemas)
     problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
-                            {"/" + item.rel for item in content.static})
+                            {"/" + item.rel for item in content.static}, frozenset(drafts))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+
+
+def _wanted(problem: Problem, options: BuildOptions) -> bool:
+    """A page's prose warnings unless --no-prose; its draft note unless --drafts builds it."""
+    if problem.rule == _PROSE_RULE:
+        return options.prose
+    return not (problem.rule == _DRAFT_RULE and options.drafts)
 
 
 def caches_of(options: BuildOptions) -> Path:
@@ -181,7 +197,7 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteCon
     return paths
 
 
-def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None = None) -> dict[str, bytes]:
+def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
     """Every output file of the site by POSIX path relative to the output folder."""
     ctx = _context(plan)
     env = create_environment(template_folder(options.root))
@@ -190,12 +206,15 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None
     # first, because the article HTML inlines them.
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
-    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
+    charts_done = None if progress is None else functools.partial(progress, "drawing charts")
+    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
     by_page: dict[str, dict[str, bytes]] = {}
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
         files[f"{page.url.lstrip('/')}{name}"] = svg
         by_page.setdefault(page.url, {})[name] = svg
-    for page in plan.pages:
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
         folder = page.url.lstrip("/")
         for name, data in render_article(env, page, ctx, by_page.get(page.url, {})).items():
             files[folder + name] = data
@@ -225,7 +244,7 @@ def _context(plan: SitePlan) -> SiteContext:
 
 
 def site_files(options: BuildOptions, store: Store | None = None,
-               progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+               progress: StageProgress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
     """Plan and render without writing the output: every file of the site by path (for serve).
     ``store`` (kept across rebuilds by serve) is committed when the site is good."""
     store = store if store is not None else page_store(options)
@@ -238,7 +257,7 @@ def site_files(options: BuildOptions, store: Store | None = None,
     return files, problems + render_problems
 
 
-def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> tuple[dict[str, bytes] | None,
+def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> tuple[dict[str, bytes] | None,
                                                                                          list[Problem]]:
     try:
         return render_site(plan, options, progress), []
@@ -246,7 +265,7 @@ def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) 
         return None, [template_problem(exc, options.root)]
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None,
+def build_site(options: BuildOptions, progress: StageProgress | None = None,
                checkpoint: Checkpoint | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
     (the fault-injection tests kill the process there)."""
@@ -259,7 +278,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     store = page_store(options)
-    plan, plan_problems = plan_site(options, setup, store)
+    plan, plan_problems = plan_site(options, setup, store, progress)
     problems += plan_problems
     if plan is None:
         return problems
@@ -269,6 +288,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     exports = export_files(plan.pages, _context(plan), plan.schemas)
     trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
+        if progress is not None:
+            progress("writing", 0, 0)
         write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
@@ -292,8 +313,8 @@ def _remember(options: BuildOptions, digest: str | None, problems: list[Problem]
     remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
-def check_site(options: BuildOptions) -> list[Problem]:
-    plan, problems = plan_site(options)
+def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
+    plan, problems = plan_site(options, progress=progress)
     if plan is None:
         return problems
     expected = export_files(plan.pages, _context(plan), plan.schemas)

@@ -145,7 +145,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
             narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
-    body = Markup(render_tokens(page.tokens, page.url, figures, hidden))
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
     section_url = f"/{page.section}/" if page.section else ""
     return env.get_template("page.html").render(
         **_base(ctx, page.url),

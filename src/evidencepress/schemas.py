@@ -15,9 +15,10 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
@@ -25,10 +26,11 @@ from jsonschema.protocols import Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from .diagnostics import Location, Problem, error
 from . import jsontext
+from .diagnostics import Location, Problem, error
 from .jsontext import plain
 from .model import JsonPath, Positions, dotted
+from .typos import misspelling_of
 
 Check = Callable[[Any], bool]
 
@@ -71,6 +73,14 @@ class SchemaSet:
     def recommended_conditions(self) -> tuple[str, ...]:
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
         return tuple(result.get("x-recommended", ()))
+
+    @property
+    def known_conditions(self) -> tuple[str, ...]:
+        """Every condition key the vocabulary names: typed, required or recommended."""
+        vocabulary = self.documents["conditions.schema.json"]["$defs"]
+        result = vocabulary["result_conditions"]
+        return tuple(dict.fromkeys([*vocabulary["known"].get("properties", {}), *result.get("required", ()),
+                                    *self.recommended_conditions]))
 
     @property
     def core_conditions(self) -> tuple[str, ...]:
@@ -318,6 +328,11 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
     schema = err.schema if isinstance(err.schema, dict) else {}
     if err.validator == "required":
         missing = _quoted_name(err.message)
+        typo = _misspelled_as(missing, err.instance, schema)
+        if typo is not None:  # name the slip where it stands: `concurency` for `concurrency`
+            yield error(positions.of_key(path + (typo,)), f"missing required key {missing!r}; {typo!r} looks "
+                        "like a misspelling of it", rule, dotted(prefix + path + (typo,)), f"rename {typo!r} to {missing!r}")
+            return
         where = positions.of_key(path)
         hint = _hint(schema, missing)
         yield error(where, f"missing required key {missing!r}", rule, dotted(prefix + path + (missing,)), hint)
@@ -337,6 +352,17 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
         message = _message(err) or err.message
         got = "" if err.validator in ("not",) else f", got {_show(err.instance)}"
         yield error(positions.of_key(path), message + got, rule, dotted(prefix + path), _hint(schema, key))
+
+
+def _misspelled_as(missing: str, instance: Any, schema: Mapping[str, Any]) -> str | None:
+    """The key of ``instance`` that looks like a slip for the required key ``missing``."""
+    if not isinstance(instance, dict):
+        return None
+    expected = set(schema.get("required", ())) | set(schema.get("properties", {}))
+    for key in instance:
+        if isinstance(key, str) and key not in expected and misspelling_of(key, [missing]) == missing:
+            return key
+    return None
 
 
 def _message(err: ValidationError) -> str:

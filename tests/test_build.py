@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from evidencepress.cli import main
+from chart_manifest import changed_charts
 from sitekit import CHART, REPO, article, export, make_site, result, tree
 
 def build(root: Path, *args: str) -> tuple[int, str]:
@@ -86,7 +87,7 @@ def test_html_has_article_parts(tmp_path: Path) -> None:
     assert "Original sources and conditions" in html and "badge-pinned" in html
     assert "AI-assisted writing, sources checked by the site." in html
     assert 'href="index.json"' in html and 'href="index.md"' in html
-    assert '<img src="decode.svg" alt="Decode rate of two runs."' in html
+    assert '<desc id="ep-decode-w-desc">Decode rate of two runs.</desc>' in html  # the chart, inlined
     assert "<details" in html and "<td>Run A</td>" in html
     assert "```" not in html and '"reported_results"' not in html  # the export fence is not in the body
 
@@ -220,6 +221,8 @@ def test_project_content_builds_end_to_end(tmp_path: Path) -> None:
         folder = name[: -len("index.html")]
         assert folder + "index.json" in files and folder + "index.md" in files
     assert any(name.endswith(".svg") for name in files)
+    # The SVG regression manifest: every chart as reviewed (see tests/chart_manifest.py to update it).
+    assert changed_charts(files) == [], "charts changed: look at them, then update tests/chart_manifest.json"
 
 
 WARM_BUILD = """

@@ -19,12 +19,12 @@ from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
+from sitekit import CHART, article, export, make_site, result, tree
 
 from evidencepress.charts import ChartPlan, layout, render_charts, style
 from evidencepress.charts.draw import RC, draw_chart, figure
 from evidencepress.charts.draw.common import axis_unit, large_scale, tick_text
 from evidencepress.cli import main
-from sitekit import CHART, article, export, make_site, result, tree
 
 DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"
 NULL_BAR = HEAD + "panels:\n  - select: {from: memory_observations}\n"
@@ -113,13 +113,36 @@ def test_a_null_in_a_vertical_bar_panel_is_marked_in_its_own_slot() -> None:
 def test_tick_labels_agree_along_an_axis_and_large_values_take_a_scale() -> None:
     ticks = [0, 4000, 8000, 12000, 16000]
     assert [tick_text(t, ticks) for t in ticks] == ["0", "4,000", "8,000", "12,000", "16,000"]
-    assert [tick_text(t, [0, 2.5, 5]) for t in (0, 2.5, 5)] == ["0", "2.5", "5"]
+    assert [tick_text(t, [0, 2.5, 5]) for t in (0, 2.5, 5)] == ["0", "2.5", "5.0"]
+    assert [tick_text(t, [0, 1.5, 3, 4.5]) for t in (0, 1.5, 3, 4.5)] == ["0", "1.5", "3.0", "4.5"]  # never "2"
     assert tick_text(-8000, [-8000, 12000]) == "\u22128,000"
     huge = ok(DECODE, _scaled(10**9))
     panel = huge.panels[0]
-    assert large_scale(panel) == (10**9, "billions") and axis_unit(panel) == "tokens/s (billions)"
+    assert large_scale(panel) == (10**9, "tokens/s (billions)") and axis_unit(panel) == "tokens/s (billions)"
     assert [tick_text(t, [0, 5e10, 1e11], 10**9) for t in (0, 5e10, 1e11)] == ["0", "50", "100"]
-    assert large_scale(ok(DECODE).panels[0]) == (1, "")
+    assert large_scale(ok(DECODE).panels[0]) == (1, "tokens/s")
+
+
+def test_byte_units_take_prefixes_on_the_axis_and_labels_keep_their_digits() -> None:
+    from evidencepress.charts.units import axis_scale, value_labels
+
+    assert axis_scale("bytes", 113_556_639_424) == (1e9, "GB")
+    assert axis_scale("bytes", 169_984) == (1e3, "kB")
+    assert axis_scale("KiB", 86_701_016) == (1024**2, "GiB")
+    assert axis_scale("MiB", 97_237) == (1, "MiB")  # five digits read well as they are
+    assert axis_scale("tokens", 600_000) == (1, "tokens")
+    plan = ok(HEAD + "panels:\n  - select:\n      pointers: [{pointer: /memory_observations/1/value, label: KV}]\n"
+              "    unit: bytes\n", _bytes(113_556_639_424))
+    panel = plan.panels[0]
+    assert value_labels(panel.points, panel.unit) == ["113,556,639,424 bytes"]
+
+
+def _bytes(value: int):  # type: ignore[no-untyped-def]
+    from chart_fixtures import export as load
+
+    document = load()
+    document.value["memory_observations"][1] = dict(document.value["memory_observations"][1], value=value, unit="bytes")
+    return document
 
 
 def _scaled(factor: int):  # type: ignore[no-untyped-def]
@@ -135,7 +158,7 @@ def _scaled(factor: int):  # type: ignore[no-untyped-def]
 
 def test_bare_numbers_as_categories_or_series_are_named() -> None:
     categories = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    x: conditions.concurrency\n")
-    assert [s.lines for s in categories.panels[0].slots][0] == ("concurrency: 1",)
+    assert categories.panels[0].slots[0].lines == ("concurrency: 1",)
     assert [s.label for s in categories.panels[0].slots] == ["1", "4", "8", "16"]  # the data keeps its labels
     series = ok(HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n    series: conditions.concurrency\n")
     assert [item.label for item in series.panels[0].legend if item.kind == "series"] == [f"concurrency: {n}" for n in (1, 4, 8, 16)]
@@ -166,7 +189,7 @@ def test_both_variants_share_the_cache(tmp_path: Path) -> None:
     variants = [drawn_plan for _, drawn_plan in plan.variants()]
     first = render_charts(variants, jobs=2, cache_dir=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"{p.cache_key}.svg" for p in variants)
-    assert f'width="{style.NARROW_WIDTH_PX * 0.75:g}pt"'.encode() in first[1][:1200]
+    assert f'width="{style.NARROW_WIDTH_PX}" height='.encode() in first[1][:1200]
     assert render_charts(variants, jobs=1, cache_dir=tmp_path) == first
 
 
@@ -184,8 +207,13 @@ def test_the_site_serves_the_narrow_drawing_to_phones(site: Path) -> None:
     narrow = files["guides/a/decode.narrow.svg"]
     assert narrow.startswith(b"<?xml") and narrow != files["guides/a/decode.svg"]
     html = files["guides/a/index.html"].decode()
-    picture = html[html.index("<picture>") : html.index("</picture>")]
-    assert '<source media="(max-width: 560px)" srcset="decode.narrow.svg" width="400" height="' in picture
-    assert '<img src="decode.svg" alt="Decode rate of two runs." width="720" height="' in picture
-    assert 'loading="lazy"' in picture
+    figure = html[html.index('<figure class="chart has-narrow"') : html.index("</figure>")]
+    wide = figure[figure.index('<div class="chart-drawing chart-wide">') : figure.index('<div class="chart-drawing chart-narrow">')]
+    narrow_html = figure[figure.index('<div class="chart-drawing chart-narrow">') :]
+    # Both drawings are inlined (the page's colours and font reach them), without their own style sheet.
+    assert '<svg xmlns="http://www.w3.org/2000/svg"' in wide and 'width="720"' in wide
+    assert f'width="{style.NARROW_WIDTH_PX}"' in narrow_html
+    assert "<style>" not in figure and "<?xml" not in figure
+    assert 'aria-labelledby="ep-decode-w-title ep-decode-w-desc"' in wide
+    assert '<desc id="ep-decode-n-desc">Decode rate of two runs.</desc>' in narrow_html
     assert "decode.narrow.svg" not in files["guides/a/index.json"].decode()  # `file` stays the wide SVG

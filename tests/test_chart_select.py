@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chart_fixtures import HEAD, chart, export, fence, ok, only_error
+from chart_fixtures import HEAD, SCHEMAS, chart, export, fence, ok, only_error
 
 from evidencepress.charts import plan_chart, style
 
@@ -166,7 +166,7 @@ def test_missing_default_field_names_the_default() -> None:
 
 
 def test_page_without_export() -> None:
-    plan, problems = plan_chart(fence(HEAD + "panels:\n  - select: {}\n"), None, "content/a.md")
+    plan, problems = plan_chart(fence(HEAD + "panels:\n  - select: {}\n"), None, "content/a.md", SCHEMAS)
     assert plan is None and problems[0].message == "the page has no export; a chart plots only values selected from it"
 
 
@@ -267,7 +267,7 @@ def test_interval_from_a_field_path_or_ci95() -> None:
     )
     panel = ok(text).panels[0]
     assert panel.points[0].whisker.low == -1.8137451343135735  # type: ignore[union-attr]
-    assert panel.reference == 0 and "reference (0)" in [i.label for i in panel.legend]
+    assert [r.value for r in panel.references] == [0] and "reference (0)" in [i.label for i in panel.legend]
     assert (
         ok(KIND["interval"] + "panels:\n  - select: {where: {metric: task_delta}}\n").panels[0].points[0].whisker.kind
         == "ci"
@@ -279,14 +279,16 @@ def test_interval_from_a_field_path_or_ci95() -> None:
 def test_status_states() -> None:
     text = (
         KIND["status"] + "panels:\n  - select: {from: quality_comparisons}\n    x: task\n    y: non_inferior\n"
-        "  - select: {from: quality_comparisons}\n    x: task\n    y: long_context\n    states: {skipped: not run}\n"
-        "  - select: {from: quality_comparisons}\n    x: task\n    y: passes\n"
+        "    states: {false: {label: not shown, tone: neutral}}\n"
+        "  - select: {from: quality_comparisons}\n    x: task\n    y: long_context\n"
+        "    states: {skipped: not run, pending review: {label: in review, tone: neutral}}\n"
+        "  - select: {from: quality_comparisons}\n    x: task\n    y: passes\n    states: {true: passed}\n"
     )
     plan = ok(text)
-    assert [[p.state for p in panel.points] for panel in plan.panels] == [
-        ["failed", "not reported"],
-        ["not run", "pending review"],
-        ["passed", "passed"],
+    assert [[(p.state, p.tone) for p in panel.points] for panel in plan.panels] == [
+        [("not shown", "neutral"), ("not reported", "missing")],
+        [("not run", "neutral"), ("in review", "neutral")],
+        [("passed", "positive"), ("passed", "positive")],
     ]
     assert plan.panels[0].unit == "" and plan.rows[1].value is None and plan.rows[1].state == "not reported"
     problem = only_error(
@@ -295,10 +297,45 @@ def test_status_states() -> None:
     assert problem.rule == "chart-kind" and "status panels show states" in problem.message
 
 
+def test_a_status_value_has_no_meaning_until_the_chart_gives_it_one() -> None:
+    problem = only_error(
+        KIND["status"] + "panels:\n  - select: {from: quality_comparisons}\n    x: task\n    y: long_context\n"
+        "    states: {skipped: not run}\n"
+    )
+    assert problem.format() == (
+        "content/guides/a.md:29:5: error: panels[0].states: status value 'pending review' has no state: "
+        "a status value means only what the chart says [chart-state]\n"
+        "  hint: map it under states: (e.g. states: {pending review: …}) to passed, failed, not run, "
+        "not reported or {label, tone}"
+    )
+    problem = only_error(KIND["status"] + "panels:\n  - select: {from: quality_comparisons}\n    x: task\n    y: passes\n")
+    assert (problem.rule, problem.json_path, problem.location.line) == ("chart-state", "panels[0].y", 28)
+    assert problem.message.startswith("status value true has no state")
+
+
+def test_pointer_states_and_grid_columns() -> None:
+    text = (
+        KIND["status"] + "panels:\n  - select:\n      pointers:\n"
+        "        - {pointer: /quality_comparisons/0/passes, label: GSM8K gate, states: {true: {label: kept, tone: positive}}}\n"
+        "  - select: {from: quality_comparisons}\n    x: task\n    states: {true: passed, false: failed}\n"
+        "    columns:\n      - {y: passes, title: Gate}\n      - {y: non_inferior, title: Non-inferior}\n"
+    )
+    plan = ok(text)
+    assert [(p.label, p.state) for p in plan.panels[0].points] == [("GSM8K gate", "kept")]
+    grid = plan.panels[1]
+    assert grid.columns == ("Gate", "Non-inferior")
+    assert [(p.label, p.series, p.state) for p in grid.points] == [
+        ("gsm8k", "Gate", "passed"), ("gsm8k", "Non-inferior", "failed"),
+        ("ifeval", "Gate", "passed"), ("ifeval", "Non-inferior", "not reported"),
+    ]
+    assert "NOT" not in "".join(r.state for r in plan.rows)
+
+
 def test_series_group_entries_and_panel_kind_overrides_chart_kind() -> None:
     text = (
         HEAD + "panels:\n  - select: {where: {metric: ttft}}\n    series: unit\n"
         "  - kind: status\n    select: {from: quality_comparisons}\n    x: task\n    y: passes\n    series: task\n"
+        "    states: {true: passed}\n"
     )
     plan = ok(text)
     assert plan.panels[0].series == ("s", "seconds")

@@ -5,10 +5,17 @@ from __future__ import annotations
 import json
 
 import jsonschema
-from chart_fixtures import EVERY_KIND, FILE, HEAD, chart, ok, only_error
+from chart_fixtures import EVERY_KIND, FILE, HEAD, SCHEMAS, chart, ok, only_error
 
 from evidencepress.charts import duplicate_ids
-from evidencepress.charts.schema import SCHEMA_ID, chart_schema
+from evidencepress.charts.kinds import registry
+from evidencepress.charts.schema import SCHEMA_FILE, chart_kinds
+
+SCHEMA_ID = "https://evidencepress.dev/schema/chart.schema.json"
+
+
+def chart_schema() -> dict:
+    return SCHEMAS.documents[SCHEMA_FILE]
 
 SELECT = """\
 panels:
@@ -21,11 +28,15 @@ def test_schema_is_draft_2020_12_with_descriptions_and_closed_objects() -> None:
     schema = chart_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     assert schema["$id"] == SCHEMA_ID
-    objects = [schema, *[d for d in schema["$defs"].values() if d.get("type") == "object"]]
+    objects = [schema, *[d for d in schema["$defs"].values() if d.get("type") == "object" and "properties" in d]]
     for node in objects:
         assert node["additionalProperties"] is False
         for name, prop in node["properties"].items():
             assert "description" in prop, name
+
+
+def test_every_kind_of_the_schema_is_registered_and_the_other_way_round() -> None:
+    assert sorted(chart_kinds(SCHEMAS)) == sorted(registry())
 
 
 def test_valid_chart_gives_plan_with_defaults() -> None:
@@ -48,7 +59,7 @@ def test_unknown_key_names_the_key_at_its_line_and_column() -> None:
     problem = only_error(HEAD + "captoin: x\n" + SELECT)
     assert problem.format() == (
         f"{FILE}:25:1: error: captoin: unknown key 'captoin' [chart-schema]\n"
-        "  hint: did you mean 'caption'? allowed keys: alt, caption, id, kind, panels, title"
+        "  hint: did you mean 'caption'? allowed keys: alt, caption, id, kind, names, panels, title"
     )
 
 
@@ -61,33 +72,37 @@ def test_unknown_key_in_a_panel_and_in_select() -> None:
     }
 
 
-def test_missing_required_keys_point_at_the_fence_or_the_panel() -> None:
+def test_missing_required_keys_point_at_the_chart_or_the_panel() -> None:
     _, problems = chart("id: c\nkind: bar\ntitle: T\npanels:\n  - title: no select\n")
     found = {(p.location.line, p.json_path, p.message) for p in problems}
-    assert found == {(20, "", "missing required key 'alt'"), (25, "panels[0]", "missing required key 'select'")}
+    assert found == {(21, "alt", "missing required key 'alt'"), (25, "panels[0].select", "missing required key 'select'")}
 
 
 def test_kind_enum_and_id_slug() -> None:
     _, problems = chart(HEAD.replace("kind: bar", "kind: pie").replace("id: c", "id: Bad_Id") + SELECT)
     by_path = {p.json_path: p for p in problems}
-    assert by_path["kind"].message == 'expected one of bar, line, range, interval, status; got string "pie"'
+    assert by_path["kind"].message == 'expected one of bar, line, range, interval, status, dot, got "pie"'
     assert (by_path["kind"].location.line, by_path["kind"].location.col) == (22, 1)
-    assert by_path["id"].message == 'string "Bad_Id" must be a slug of lowercase letters, digits and hyphens'
+    assert by_path["id"].message == 'expected a slug of at most 64 lowercase letters, digits and hyphens, got "Bad_Id"'
     assert all(p.rule == "chart-schema" for p in problems)
+
+
+def test_an_id_with_a_trailing_newline_is_not_a_slug() -> None:
+    problem = only_error(HEAD.replace("id: c", 'id: "decode\\n"') + SELECT)
+    assert (problem.json_path, problem.rule) == ("id", "chart-schema")
 
 
 def test_wrong_types_and_empty_panels() -> None:
     _, problems = chart("id: c\nkind: bar\ntitle: 2024\nalt: A\npanels: []\n")
     found = {(p.json_path, p.message, p.hint) for p in problems}
-    assert ("title", "expected string, got integer 2024", "quote the value to make it text") in found
-    assert ("panels", "needs at least one item", "") in found
+    assert ("title", "expected a non-empty line of text, got 2024",
+            "write the text; quote it when YAML would read it as a number, a date or true/false") in found
+    assert ("panels", "expected one to twelve panels, got []", "split a larger chart into several charts") in found
 
 
-def test_unquoted_yaml_date_in_where_is_explained() -> None:
-    problem = only_error(HEAD + "panels:\n  - select:\n      where: {conditions.experiment_date: 2026-10-01}\n")
-    assert problem.json_path == "panels[0].select.where.conditions.experiment_date"
-    assert "got date 2026-10-01" in problem.message
-    assert "quote it" in problem.hint
+def test_unquoted_yaml_date_in_where_is_its_iso_text() -> None:
+    plan = ok(HEAD + "panels:\n  - select:\n      where: {conditions.experiment_date: 2026-10-01}\n")
+    assert plan.panels[0].points  # the YAML date is read as the text "2026-10-01" and matches the export's
 
 
 def test_literal_number_as_y_or_x_is_refused() -> None:
@@ -113,7 +128,7 @@ def test_lists_of_numbers_anywhere_are_refused_once_each() -> None:
 
 def test_reference_is_the_only_number_allowed() -> None:
     assert "reference: 0" in EVERY_KIND["interval"]
-    assert ok(EVERY_KIND["interval"]).panels[0].reference == 0
+    assert [r.value for r in ok(EVERY_KIND["interval"]).panels[0].references] == [0]
 
 
 def test_keys_that_belong_to_other_kinds() -> None:
@@ -121,7 +136,6 @@ def test_keys_that_belong_to_other_kinds() -> None:
         HEAD + "panels:\n  - select: {where: {metric: ttft}}\n    reference: 0\n    states: {x: passed}\n"
     )
     assert {(p.rule, p.message) for p in problems} == {
-        ("chart-kind", "reference applies to interval panels, not bar"),
         ("chart-kind", "states applies to status panels, not bar"),
     }
 
@@ -130,7 +144,7 @@ def test_status_panel_has_no_unit() -> None:
     problem = only_error(HEAD + "panels:\n  - kind: status\n    unit: s\n    select: {from: quality_comparisons}\n")
     assert (problem.rule, problem.message, problem.location.line) == (
         "chart-kind",
-        "status panels show states and have no unit",
+        "unit applies to bar, line, range, interval, dot panels, not status",
         27,
     )
 
@@ -150,8 +164,8 @@ def test_pointers_do_not_combine_with_where_or_y() -> None:
 
 def test_bad_pointer_syntax_in_pointers() -> None:
     problem = only_error(HEAD + "panels:\n  - select:\n      pointers: [{pointer: reported_results/0}]\n")
-    assert problem.json_path == "panels[0].select.pointers[0].pointer"
-    assert "is not a JSON Pointer" in problem.message
+    assert problem.json_path == "panels[0].select.pointers[0]"
+    assert problem.message.startswith("expected a JSON Pointer or {pointer, label}")
 
 
 def test_invalid_yaml_is_reported_at_its_line() -> None:

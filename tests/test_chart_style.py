@@ -7,6 +7,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from evidencepress import jsontext
 from evidencepress.charts import style
 from evidencepress.charts.fieldpath import Missing, get_path, resolve_pointer
 from evidencepress.charts.units import same_unit
@@ -24,20 +25,17 @@ def test_wrap_fits_and_keeps_every_character(parts: list[str], width: int) -> No
 
 
 @given(st.floats(allow_nan=False, allow_infinity=False) | st.integers(min_value=-(10**18), max_value=10**18))
-def test_display_number_is_plain_text(value: float) -> None:
+def test_display_number_is_the_literal_with_separators(value: float) -> None:
     text = style.display_number(value)
-    assert text and (abs(value) < 1 or "e" not in text)
+    assert text.replace(",", "").replace("\u2212", "-") == jsontext.number_text(value)
 
 
 def test_display_number_keeps_authored_digits() -> None:
-    assert [style.display_number(v) for v in (88.697, 2986.0, 161728, -0.5, 0.00828)] == [
-        "88.697",
-        "2986",
-        "161,728",
-        "\u22120.5",
-        "0.00828",
+    values = (88.697, 2986.0, 161728, -0.5, 0.00828, jsontext.parse_float("22.50"), 17235.9, -1200)
+    assert [style.display_number(v) for v in values] == [
+        "88.697", "2,986.0", "161,728", "\u22120.5", "0.00828", "22.50", "17,235.9", "\u22121,200",
     ]
-    assert style.display_number(90.06823351023503) == "90.07"  # a computed float: 4 significant digits on the chart
+    assert style.display_number(90.06823351023503) == "90.06823351023503"  # never rounded: the chart omits such labels
 
 
 def test_units_alias_but_never_convert() -> None:

@@ -23,6 +23,9 @@ SLUGS = [
     "minimax-m3-two-spark-w4a16", "kimi-iq1s-three-spark", "qwen-long-concurrency-memory-peaks",
     "glm-full-four-spark-cache-layout", "glm-flash-scores-exl3-retraction", "mimo-pro-eight-spark",
 ]
+# Articles whose values share no scale: three single values of three different clocks, sources and
+# units would each be a lone bar on its own axis (the chart-single-value guard), so they stay in the text.
+UNCHARTED = {"llm-speed-metrics"}
 needs_seed = pytest.mark.skipif(not SEED.is_dir(), reason="../shared/seed is not beside the repository")
 
 
@@ -81,17 +84,19 @@ def test_each_guide_is_a_real_article(slug: str) -> None:
         for entry in document.get(section, [])
     )
     has_chart = "```chart\n" in (GUIDES / f"{slug}.md").read_text()
-    assert has_chart or not numeric, "an article with numeric results needs a chart"
+    assert has_chart or not numeric or slug in UNCHARTED, "an article with numeric results needs a chart"
 
 
-def test_all_five_chart_kinds_appear() -> None:
+def test_the_chart_kinds_appear() -> None:
+    """Every kind but range: the one export with an observed range also lists its raw values, which
+    a dot plot shows whole (range stays covered by the chart tests)."""
     kinds: set[str] = set()
     for path in GUIDES.glob("*.md"):
         for fence in re.findall(r"^```chart\n(.*?)\n```$", path.read_text(), re.M | re.S):
             spec = yaml.safe_load(fence)
             kinds.add(spec["kind"])
             kinds |= {panel["kind"] for panel in spec["panels"] if "kind" in panel}
-    assert kinds >= {"bar", "line", "range", "interval", "status"}
+    assert kinds >= {"bar", "line", "interval", "status", "dot"}
 
 
 @needs_seed

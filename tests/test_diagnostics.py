@@ -102,6 +102,10 @@ panels:
     x: label
 ```
 """
+SINGLE_VALUE = ("warning: panels[0].select: the panel shows one value ('Decode at concurrency 1') on a scale of its own "
+                "[chart-single-value]")
+SINGLE_VALUE_HINT = ("a lone bar says nothing by its height: put it beside values of the same kind, draw a reference "
+                     "it is compared with, or state it in the prose")
 EXPORT_OPEN = "```json export\n"
 PARAGRAPH = "One community report measured decode on one machine."
 BUILT = re.compile(r"built in \d+\.\d\d s\n")
@@ -143,14 +147,20 @@ def run(root: Path, command: str = "check", *options: str) -> Result:
     return result
 
 
+def without_progress(stderr: str) -> str:
+    """The report without the lines a run prints every few seconds when stderr is not a terminal."""
+    return "".join(line for line in stderr.splitlines(keepends=True) if not line.startswith("progress: "))
+
+
 def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def report(*lines: str, errors: int = 1, warnings: int = 0) -> str:
-    """The text report: diagnostic lines (hints indented under them), then the count."""
+def report(*lines: str, errors: int = 1, warnings: int = 0, breakdown: tuple[str, ...] = ()) -> str:
+    """The text report: diagnostic lines (hints indented under them), the summary by rule and file
+    (``breakdown``: printed when the problems span several rules or files), then the count."""
     count = f"{errors} error{'' if errors == 1 else 's'}, {warnings} warning{'' if warnings == 1 else 's'}"
-    return "\n".join(lines + (count,)) + "\n"
+    return "\n".join(lines + breakdown + (count,)) + "\n"
 
 
 def at(line: int, col: int, text: str, hint: str = "") -> str:
@@ -191,7 +201,25 @@ FENCE_CLOSE = "}\n```\n"
 CHECK_CASES: list[tuple[str, str, str]] = [
     # --- front matter: YAML -----------------------------------------------------------------
     ("yaml-colon-in-value", edit('title: "Decode rate on one Spark"', "title: Decode: rate on one Spark"),
-     report(at(2, 14, "error: invalid YAML: mapping values are not allowed here [yaml]", YAML_HINT))),
+     report(at(2, 14, "error: invalid YAML: the value of `title:` contains `: `, which YAML reads as the start of "
+                      "a second key [yaml]", 'quote the value: title: "Decode: rate on one Spark"'))),
+    ("yaml-key-indented-under-a-value", edit('summary: "One reported decode rate and the conditions it was measured under."',
+                                             "summary: One reported decode rate and its conditions.",
+                                             edit("checked: 2026-10-18", "  checked: 2026-10-18")),
+     report(at(4, 3, "error: invalid YAML: `checked:` is indented under `summary:`, which already has a value, so "
+                     "YAML reads it as part of that value [yaml]",
+               "align `checked:` with `summary:` on line 3 (0 spaces); only a key with nothing after its colon holds "
+               "nested keys"))),
+    ("yaml-key-indented-after-a-quoted-value", edit("checked: 2026-10-18", "  checked: 2026-10-18"),
+     report(at(4, 3, "error: invalid YAML: `checked:` is indented 2 spaces, which lines it up with no key above it "
+                     "[yaml]", "YAML nests by indentation: indent it 0 spaces like `summary:` on line 3"))),
+    ("yaml-key-between-two-indents", edit("    revision:", "   revision:"),
+     report(at(8, 4, "error: invalid YAML: `revision:` is indented 3 spaces, which lines it up with no key above it "
+                     "[yaml]", "YAML nests by indentation: indent it 4 spaces like `url:` on line 7, or 2 spaces like "
+                               "`- publisher: example` on line 6"))),
+    ("yaml-tab-indent", edit("    revision:", "\trevision:"),
+     report(at(8, 1, "error: invalid YAML: a tab indents this line; YAML indents with spaces only [yaml]",
+               "replace the tab with spaces"))),
     ("yaml-unclosed-flow-list", edit("checked: 2026-10-18", "checked: [2026-10-18"),
      report(at(5, 8, "error: invalid YAML: expected ',' or ']', but got ':' [yaml]", YAML_HINT))),
     ("yaml-duplicate-key", edit("checked: 2026-10-18", "checked: 2026-10-18\ntitle: again"),
@@ -242,8 +270,17 @@ CHECK_CASES: list[tuple[str, str, str]] = [
      report(at(35, 7, "error: invalid JSON: Expecting ',' delimiter [json]",
                "a comma is missing between two members, or a string is not closed"))),
     ("json-trailing-comma", edit('  "conditions": {}\n}', '  "conditions": {},\n}'),
-     report(at(54, 1, "error: invalid JSON: Expecting property name enclosed in double quotes [json]",
-               "remove the trailing comma, or quote the key with double quotes"))),
+     report(at(53, 19, "error: invalid JSON: a comma after the last member of an object [json]",
+               "delete this comma: JSON allows no comma before `}`"))),
+    ("json-trailing-comma-in-a-list", edit('    }\n  ],\n  "conditions"', '    },\n  ],\n  "conditions"'),
+     report(at(51, 6, "error: invalid JSON: a comma after the last item of a list [json]",
+               "delete this comma: JSON allows no comma before `]`"))),
+    ("json-key-without-value", edit('"unit": "tokens/s",', '"unit": ,'),
+     report(at(34, 15, "error: invalid JSON: a key without a value [json]",
+               "write the value, or null when the source does not report it"))),
+    ("json-key-without-quotes", edit('"unit": "tokens/s",', 'unit: "tokens/s",'),
+     report(at(34, 7, "error: invalid JSON: a key without double quotes [json]",
+               'JSON keys are written in double quotes: "key": value'))),
     ("json-duplicate-key", edit('"unit": "tokens/s",', '"unit": "tokens/s", "unit": "tok/s",'),
      report(at(34, 27, "error: reported_results[0].unit: duplicate key 'unit' [duplicate-key]",
                "each key may appear once in an object; merge or rename one"))),
@@ -295,6 +332,9 @@ CHECK_CASES: list[tuple[str, str, str]] = [
     ("result-missing-statistic", edit('      "statistic": "one run",\n', ""),
      report(at(30, 5, "error: reported_results[0].statistic: missing required key 'statistic' [schema]",
                f"a reported result has {RESULT_KEYS}"))),
+    ("condition-misspelled-required-key", edit('"concurrency": 1', '"concurency": 1'),
+     report(at(40, 9, "error: reported_results[0].conditions.concurency: missing required key 'concurrency'; "
+                      "'concurency' looks like a misspelling of it [schema]", "rename 'concurency' to 'concurrency'"))),
     ("condition-missing-system", edit('        "system": "1 x DGX Spark",\n', ""),
      report(at(37, 7, "error: reported_results[0].conditions.system: missing required key 'system' [schema]",
                "add the missing condition; write null when the source does not report it"))),
@@ -363,6 +403,12 @@ CHECK_CASES: list[tuple[str, str, str]] = [
     ("broken-relative-link", edit(PARAGRAPH, "See [the image](chart.png)."),
      report(at(12, 17, "error: broken internal link chart.png: no page or file at /guides/decode/chart.png [link]",
                LINK_HINT))),
+    ("broken-anchor-on-the-page", edit(PARAGRAPH, "See [below](#what-was-mesured)."),
+     report(at(12, 13, "error: broken anchor #what-was-mesured: this page has no heading or footnote with that id "
+                       "[link-anchor]", "did you mean #what-was-measured?"))),
+    ("broken-anchor-far-from-any-heading", edit(PARAGRAPH, "See [the data](#data)."),
+     report(at(12, 16, "error: broken anchor #data: this page has no heading or footnote with that id [link-anchor]",
+               "an anchor is a heading's id; the headings of this page are #what-was-measured"))),
     ("javascript-link", edit(PARAGRAPH, "Click [here](javascript:alert(1)) now."),
      report(at(12, 14, "error: javascript: links are refused [link-scheme]", SCHEME_HINT))),
     ("javascript-link-mixed-case", edit(PARAGRAPH, "Click [here](JavaScript:alert(1)) now."),
@@ -376,9 +422,17 @@ CHECK_CASES: list[tuple[str, str, str]] = [
        "      where: {metric: decode_rate}\n```\n",
      report(at(24, 5, "error: panels[0].select: the page has no export; a chart plots only values selected from it "
                       "[chart-select]", "add a ```json export fence with the values the chart shows"))),
+    ("chart-empty-alt", edit("The export below holds the value and its conditions.\n",
+                             edit("alt: One decode rate on one Spark.", 'alt: ""', CHART)),
+     report(at(20, 1, 'error: alt: expected a non-empty line of text, got "" [chart-schema]',
+               "write the text; quote it when YAML would read it as a number, a date or true/false"))),
     ("chart-id-repeated", edit("The export below holds the value and its conditions.\n", CHART + "\n" + CHART),
-     report(at(28, 1, "error: id: chart id 'decode' is already used on line 17; ids are unique in a page [chart-id]",
-               "the chart is written to decode.svg"))),
+     report(at(22, 5, SINGLE_VALUE, SINGLE_VALUE_HINT),
+            at(28, 1, "error: id: chart id 'decode' is already used on line 17; ids are unique in a page [chart-id]",
+               "the chart is written to decode.svg"),
+            at(33, 5, SINGLE_VALUE, SINGLE_VALUE_HINT), warnings=2,
+            breakdown=("by rule:", "  chart-id            1 error", "  chart-single-value  2 warnings", "by file:",
+                       "  content/guides/decode.md  1 error, 2 warnings"))),
     # --- the file itself -------------------------------------------------------------------
     ("empty-file", "", report(at(1, 1, "error: empty file [front-matter]",
                                  "start the file with a line `---`, the YAML front matter, and another line `---`"))),
@@ -487,7 +541,10 @@ def test_symlink_leaving_content_is_refused(tmp_path: Path) -> None:
     assert result.stderr == report(f"content/guides/folder: error: symlink points outside content/ [path]\n"
                                    f"  hint: {hint}",
                                    f"content/guides/linked.md: error: symlink points outside content/ [path]\n"
-                                   f"  hint: {hint}", errors=2)
+                                   f"  hint: {hint}", errors=2,
+                                   breakdown=("by rule:", "  path  2 errors", "by file:",
+                                              "  content/guides/folder     1 error",
+                                              "  content/guides/linked.md  1 error"))
     assert result.exit_code == 1
 
 
@@ -536,6 +593,16 @@ WARNING_CASES: list[tuple[str, str, str]] = [
      at(39, 9, "warning: reported_results[0].conditions.experiment_date: experiment_date 2026-10-20 is after the "
                "checked date 2026-10-18 [checked]",
         "update `checked` in the front matter after checking the source again")),
+    ("condition-key-misspelled", edit('"kv_dtype": null', '"kv_dtpye": null'),
+     at(43, 9, "warning: reported_results[0].conditions.kv_dtpye: unknown condition key 'kv_dtpye': did you mean "
+               "'kv_dtype'? [condition-key]", "rename the key to 'kv_dtype'")),
+    ("condition-key-in-another-case", edit('"kv_dtype": null', '"KV_dtype": null'),
+     at(43, 9, "warning: reported_results[0].conditions.KV_dtype: condition key 'KV_dtype' differs only in case from "
+               "'kv_dtype' [condition-key]", "rename the key to 'kv_dtype' (keys are case-sensitive)")),
+    ("page-condition-key-misspelled", edit('"conditions": {}\n}', '"conditions": {"cross_source_ranking_alowed": true}\n}'),
+     at(53, 18, "warning: conditions.cross_source_ranking_alowed: unknown condition key 'cross_source_ranking_alowed': "
+                "did you mean 'cross_source_ranking_allowed'? [condition-key]",
+        "rename the key to 'cross_source_ranking_allowed'")),
     ("unknown-unit", edit('"unit": "tokens/s"', '"unit": "tok/s"'),
      at(34, 7, "warning: reported_results[0].unit: unit 'tok/s' is not in the unit vocabulary [unit]",
         "use a unit of schema/units.json, or add this one there")),
@@ -699,9 +766,9 @@ def test_a_10_mb_export_builds_and_checks(tmp_path: Path) -> None:
     assert len(article) > 10_000_000
     root = write_site(tmp_path, {"guides/decode.md": article})
     built = run(root, "build")  # its time is measured by `make bench`, not asserted here
-    assert built.exit_code == 0 and BUILT.fullmatch(built.stderr), built.stderr
+    assert built.exit_code == 0 and BUILT.fullmatch(without_progress(built.stderr)), built.stderr
     checked = run(root, "check")
-    assert checked.exit_code == 0 and checked.stderr == ""
+    assert checked.exit_code == 0 and without_progress(checked.stderr) == ""
 
 
 def test_a_10_mb_export_with_a_defect_near_its_end(tmp_path: Path) -> None:
@@ -711,7 +778,7 @@ def test_a_10_mb_export_with_a_defect_near_its_end(tmp_path: Path) -> None:
     article = article[:last] + '"concurrency": "one"' + article[last + len('"concurrency": 1'):]
     root = write_site(tmp_path, {"guides/decode.md": article})
     result = run(root)
-    assert result.stderr.startswith(f"{FILE}:{line}:9: error: reported_results[")
+    assert without_progress(result.stderr).startswith(f"{FILE}:{line}:9: error: reported_results[")
     assert result.stderr.endswith("got \"one\" [schema]\n  hint: write null when the source does not report "
                                   "concurrency\n1 error, 0 warnings\n")
 
@@ -741,6 +808,17 @@ def test_all_problems_of_all_files_in_one_run_sorted_and_counted(tmp_path: Path)
         "content/guides/c-third.md:1:1: error: empty file [front-matter]",
         f"content/guides/d-fourth.md:48:7: error: reported_results[0].evidence_url: {OTHER_URL}#L10 is not in a "
         "document listed in `sources` [evidence-url]",
+        "by rule:",
+        "  evidence-url  1 error",
+        "  front-matter  1 error",
+        "  json-number   1 error",
+        "  schema        1 error",
+        "  unit          1 warning",
+        "by file:",
+        "  content/guides/a-first.md   1 error, 1 warning",
+        "  content/guides/b-second.md  1 error",
+        "  content/guides/c-third.md   1 error",
+        "  content/guides/d-fourth.md  1 error",
         "4 errors, 1 warning",
     ]
     assert result.exit_code == 1
@@ -754,6 +832,55 @@ def test_links_are_checked_once_every_page_is_valid(tmp_path: Path) -> None:
     result = run(root)
     assert result.stderr == report("content/guides/a-first.md:12:15: error: broken internal link /guides/nowhere/: "
                                    f"no page or file at /guides/nowhere/ [link]\n  hint: {LINK_HINT}")
+
+
+def test_anchors_into_other_pages_are_checked(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {
+        "guides/a-first.md": edit(PARAGRAPH, "See [b](/guides/b-second/#what-was-measurd), [b too](../b-second/#fn1) "
+                                             "and [its JSON](/guides/b-second/index.json#anything)."),
+        "guides/b-second.md": edit(PARAGRAPH, "Back to [a](../a-first/index.html#what-was-measured) and "
+                                              "[its sources](/guides/a-first/#original-sources-and-conditions)."),
+    })
+    result = run(root)
+    assert result.stderr == report(
+        "content/guides/a-first.md:12:9: error: broken anchor #what-was-measurd: /guides/b-second/ has no heading or "
+        "footnote with that id [link-anchor]\n  hint: did you mean #what-was-measured?",
+        "content/guides/a-first.md:12:54: error: broken anchor #fn1: /guides/b-second/ has no heading or footnote "
+        "with that id [link-anchor]\n  hint: an anchor is a heading's id; the headings of /guides/b-second/ are "
+        "#what-was-measured", errors=2)
+
+
+def test_footnote_and_chart_anchors_resolve(tmp_path: Path) -> None:
+    text = edit(PARAGRAPH, "A claim[^1], see [the note](#fn1), [the claim](#fnref1) and [the chart](#chart-decode).",
+                edit("The export below holds the value and its conditions.\n", CHART + "\n[^1]: The note.\n"))
+    result = run(write_site(tmp_path, {"guides/decode.md": text}), "build")
+    assert result.exit_code == 0 and "[link" not in result.stderr, result.stderr
+
+
+def test_a_draft_is_a_note_and_a_link_to_it_says_why_it_is_missing(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {
+        "guides/decode.md": edit(PARAGRAPH, "See [the draft](/guides/later/)."),
+        "guides/later.md": edit("checked: 2026-10-18", "checked: 2026-10-18\ndraft: true"),
+    })
+    result = run(root)
+    assert result.stderr == (
+        "content/guides/decode.md:12:17: error: broken internal link /guides/later/: no page or file at /guides/later/ "
+        "[link]\n  hint: that page is a draft, left out of this build; build with --drafts, or publish it\n"
+        "content/guides/later.md:5:1: note: draft: /guides/later/ is a draft, left out of the build [draft]\n"
+        "  hint: build with --drafts to include it; remove `draft: true` to publish it\n"
+        "by rule:\n  link   1 error\n  draft  1 note\n"
+        "by file:\n  content/guides/decode.md  1 error\n  content/guides/later.md   1 note\n"
+        "1 error, 0 warnings, 1 note\n")
+    (root / "content/guides/decode.md").write_text(ARTICLE, encoding="utf-8")
+    for options in ((), ("--strict",)):
+        result = run(root, "build", *options)
+        assert result.exit_code == 0, result.stderr
+        assert result.stderr.startswith(report("content/guides/later.md:5:1: note: draft: /guides/later/ is a draft, "
+                                               "left out of the build [draft]\n  hint: build with --drafts to include "
+                                               "it; remove `draft: true` to publish it", errors=0)[:-1])
+    assert not (root / "_site/guides/later").exists()
+    assert run(root, "build", "--drafts").stderr.startswith("built in")
+    assert (root / "_site/guides/later/index.html").is_file()
 
 
 def test_format_json_lists_every_problem_as_data(tmp_path: Path) -> None:

@@ -104,6 +104,9 @@ def test_check_names_each_stale_missing_and_extra_file(tmp_path: Path) -> None:
         "to remove it [exports]"), HINT.format(command),
         ("exports/results.csv: error: exports/ is stale: differs from what the build writes from content/; "
         f"run `{command}` [exports]"), HINT.format(command),
+        "by rule:", "  exports  4 errors",
+        "by file:", "  exports/guides/a.json    1 error", "  exports/guides/b.json    1 error",
+        "  exports/guides/old.json  1 error", "  exports/results.csv      1 error",
         "4 errors, 0 warnings", ""])
     assert not (root / "_site/guides/a/index.json").read_text().count("43.5")  # check wrote nothing
     assert run(root, "build", "--jobs", "1")[0] == 0
@@ -117,7 +120,8 @@ def test_check_says_make_build_when_the_site_has_that_target(tmp_path: Path) -> 
     (root / "Makefile").write_text(".PHONY: build\nbuild: .venv\n\tevidencepress build\n")
     code, output = run(root, "check")
     assert code == 1
-    assert output.endswith(f"run `make build` [exports]\n{HINT.format('make build')}\n3 errors, 0 warnings\n")
+    assert f"run `make build` [exports]\n{HINT.format('make build')}\nby rule:\n" in output
+    assert output.endswith("\n3 errors, 0 warnings\n")
 
 
 def test_a_deploy_build_keeps_exports_current(tmp_path: Path) -> None:

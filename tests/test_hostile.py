@@ -57,7 +57,8 @@ def test_a_symlink_loop_in_content_is_an_error(tmp_path: Path) -> None:
     assert result.stderr == report(
         f"content/guides/a.md: error: symlink loop: the link points (through others) at itself [path]\n  hint: {hint}",
         f"content/guides/b.md: error: symlink loop: the link points (through others) at itself [path]\n  hint: {hint}",
-        errors=2)
+        errors=2, breakdown=("by rule:", "  path  2 errors", "by file:", "  content/guides/a.md  1 error",
+                             "  content/guides/b.md  1 error"))
 
 
 def test_a_file_removed_during_the_build_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -32,8 +32,10 @@ from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
 assert ARTICLE_WITH_CHART != ARTICLE
 
-DIAGNOSTIC = re.compile(r"^(content/\S.*|site\.toml|exports/\S+)(:\d+:\d+)?: (error|warning): .+ \[[a-z0-9-]+\]$")
-COUNT = re.compile(r"^\d+ errors?, \d+ warnings?$")
+DIAGNOSTIC = re.compile(r"^(content/\S.*|site\.toml|exports/\S+)(:\d+:\d+)?: (error|warning|note): .+ \[[a-z0-9-]+\]$")
+FOLDED = re.compile(r"^\.\.\. \d+ more warnings? \[[a-z0-9-]+\] not listed \(--all-warnings lists them\)$")
+SUMMARY_ROW = re.compile(r"^  \S.* +\d+ (errors?|warnings?|notes?)(, \d+ (warnings?|notes?))*$")
+COUNT = re.compile(r"^\d+ errors?, \d+ warnings?(, \d+ notes?)?$")
 EXAMPLES = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                              HealthCheck.too_slow])
 
@@ -202,11 +204,14 @@ def mutated_article(draw: st.DrawFn) -> str:
 
 
 def assert_reported(stderr: str) -> None:
-    """Every line is a diagnostic, an indented hint or the closing count."""
+    """Every line is a diagnostic, an indented hint, a folded count, the summary by rule and file, or the count."""
     lines = stderr.splitlines()
     assert lines and COUNT.match(lines[-1]), stderr
-    for line in lines[:-1]:
-        assert DIAGNOSTIC.match(line) or line.startswith("  hint: "), line
+    summary = lines.index("by rule:") if "by rule:" in lines else len(lines) - 1
+    for line in lines[:summary]:
+        assert DIAGNOSTIC.match(line) or line.startswith("  hint: ") or FOLDED.match(line), line
+    for line in lines[summary:-1]:
+        assert line in ("by rule:", "by file:") or SUMMARY_ROW.match(line), line
 
 
 def _encoded(article: str, as_bytes: str) -> bytes:

@@ -256,7 +256,11 @@ def test_json_report_holds_the_same_data_with_literals_as_authored(repo: Path) -
     assert page["results"] == [{"status": "changed", "source_record_id": "example-record", "label": "Run A",
                                 "changes": [{"field": "value", "old": 42.5, "new": 42.5, "percent": 0.0,
                                              "note": "same number, written differently"}]}]
-    assert page["charts"] == [] and page["sources"] == [] and not page["text_changed"]
+    # The chart prints each value as written, so its label now reads 42.50: both drawings changed.
+    assert [(c["id"], [f["name"] for f in c["files"]]) for c in page["charts"]] == [
+        ("decode", ["decode.svg", "decode.narrow.svg"])
+    ]
+    assert page["sources"] == [] and not page["text_changed"]
 
 
 def test_value_change_from_zero_and_a_condition_that_appears(repo: Path) -> None:

@@ -113,3 +113,30 @@ def test_a_failed_build_keeps_the_files_and_counts_a_generation() -> None:
     assert failed.files == {"index.html": b"good"} and failed.failed and failed.generation == good.generation + 1
     assert b'"failed": true' in failed.event() and b"content/a.md:3:1: error: broken [yaml]" in failed.event()
     assert site.wait(good.generation, timeout=0.01) is failed
+
+
+def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
+    """The watcher keeps running across rebuilds: an edit made while one runs triggers the next."""
+    from evidencepress.serve import watch_and_rebuild
+
+    (tmp_path / "content").mkdir()
+    (tmp_path / "site.toml").write_text("title = 'x'\n")
+    calls: list[int] = []
+
+    def rebuild() -> tuple[dict[str, bytes] | None, list[object]]:
+        calls.append(len(calls))
+        if len(calls) == 1:
+            (tmp_path / "content" / "b.md").write_text("saved while the first rebuild ran")
+        return {"index.html": str(len(calls)).encode()}, []
+
+    site, stop = LiveSite(), threading.Event()
+    watcher = threading.Thread(target=watch_and_rebuild,
+                               args=(tmp_path, site, rebuild, lambda snapshot, seconds: None, stop), daemon=True)
+    watcher.start()
+    time.sleep(1)  # let the watcher start before the first save
+    (tmp_path / "content" / "a.md").write_text("first save")
+    _poll(lambda: len(calls) >= 2, "the save made during a rebuild")
+    (tmp_path / "site.toml").write_text("title = 'y'\n")
+    _poll(lambda: len(calls) >= 3, "the site.toml edit")
+    stop.set()
+    watcher.join(timeout=10)

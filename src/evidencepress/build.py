@@ -8,6 +8,7 @@ write. Each returns all problems of the run.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,7 +59,10 @@ from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_t
 CACHE_ROOT = ".cache"
 CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
 JOURNAL = ".cache/write-journal.json"
-Progress = Callable[[int, int], None]
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total): what a long run is doing
+# Rules a build option turns off. Page outcomes (cached) always carry them; plan_site leaves them out.
+_PROSE_RULE = "prose-number"
+_DRAFT_RULE = "draft"
 
 
 @dataclass(frozen=True)
@@ -105,8 +109,8 @@ def page_store(options: BuildOptions) -> Store:
     return Store(caches_of(options) / PAGES if options.use_cache else None)
 
 
-def plan_site(options: BuildOptions, setup: Setup | None = None,
-              store: Store | None = None) -> tuple[SitePlan | None, list[Problem]]:
+def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | None = None,
+              progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
     """Read, parse and validate every page, check links: all problems, nothing drawn or written.
     Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
     problems: list[Problem] = []
@@ -121,16 +125,21 @@ def plan_site(options: BuildOptions, setup: Setup | None = None,
     every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
     prose: list[RecordProse] = []
     store = store if store is not None else page_store(options)
-    for source in content.pages:
+    drafts: list[str] = []
+    for number, source in enumerate(content.pages):
+        if progress is not None:
+            progress("checking pages", number, len(content.pages))
         if is_record_prose(source):
             prose_text, prose_problems = _record_prose(source, schemas)
             problems += prose_problems
             prose += [prose_text] if prose_text is not None else []
             continue
         page, page_problems = _validated(source, schemas, store)
-        problems += page_problems
+        problems += [p for p in page_problems if _wanted(p, options)]
         every_page += [page] if page is not None else []
-        if page is not None and (options.drafts or not page.front.draft):
+        if page is not None and page.front.draft and not options.drafts:
+            drafts.append(page.url)
+        elif page is not None:
             pages.append(page)
     if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
         # a page that failed validation may name the record: then only its own problems are reported
@@ -141,7 +150,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None,
     problems += _url_collisions(pages, generated)
     problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
     produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
-    problems += check_links([*pages, *(record.prose for record in index.records if record.prose)], produced)
+    record_prose = [record.prose for record in index.records if record.prose is not None]
+    problems += check_links(pages, produced, frozenset(drafts), record_prose)
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
@@ -156,6 +166,13 @@ def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse |
         return None, problems
     prose, prose_problems = validate_record_prose(parsed, schemas)
     return prose, problems + prose_problems
+
+
+def _wanted(problem: Problem, options: BuildOptions) -> bool:
+    """A page's prose warnings unless --no-prose; its draft note unless --drafts builds it."""
+    if problem.rule == _PROSE_RULE:
+        return options.prose
+    return not (problem.rule == _DRAFT_RULE and options.drafts)
 
 
 def caches_of(options: BuildOptions) -> Path:
@@ -218,13 +235,13 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: Schema
     return paths
 
 
-def render_site(plan: SitePlan, options: BuildOptions, progress: Progress | None = None) -> dict[str, bytes]:
+def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
     """Every output file of the site by POSIX path relative to the output folder."""
     return render_outputs(plan, options, progress)[0]
 
 
 def render_outputs(plan: SitePlan, options: BuildOptions,
-                   progress: Progress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+                   progress: StageProgress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
     """Every output file, and the problems of rendering (a warning when search cannot be indexed)."""
     ctx = _context(plan)
     templates = template_folder(options.root)
@@ -234,8 +251,13 @@ def render_outputs(plan: SitePlan, options: BuildOptions,
     def put(url: str, rendered: dict[str, bytes]) -> None:
         files.update({url.lstrip("/") + name: data for name, data in rendered.items()})
 
-    for page in plan.pages:
-        put(page.url, render_article(env, page, ctx))
+    by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
+    for page_url, svgs in by_page.items():
+        put(page_url, svgs)
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
+        put(page.url, render_article(env, page, ctx, by_page.get(page.url, {})))
     for listing in plan.index.listings:
         put(listing.url, render_listing(env, listing, ctx))
     for record in plan.index.records:
@@ -246,12 +268,13 @@ def render_outputs(plan: SitePlan, options: BuildOptions,
     put("/", {"404.html": render_not_found(env, ctx)})
     put(DATA_URL, data_files(plan.index, plan.config))
     put("/", feed_files(plan.index, plan.config))
-    put("/", _charts(plan, options, progress))
     put("/", {asset.rel: asset.data for asset in plan.assets})
     put("/", {item.rel: item.data for item in plan.static})
     put("/", {MARKER: MARKER_TEXT})
     put("/static/", static_files(templates))
     put("/schema/", dict(plan.schemas.published))
+    if progress is not None:
+        progress("indexing search", 0, 0)
     indexed = {name: data for name, data in files.items() if name.endswith(".html") and b"data-pagefind-body" in data}
     search = build_search_index(indexed, plan.config.language)
     put("/" + PAGEFIND_FOLDER, dict(search.files))
@@ -259,12 +282,17 @@ def render_outputs(plan: SitePlan, options: BuildOptions,
     return files, list(search.problems)
 
 
-def _charts(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> dict[str, bytes]:
-    """Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool."""
+def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> dict[str, dict[str, bytes]]:
+    """Every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), by page URL and file name;
+    one cache, one pool."""
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
-    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=progress)
-    return {f"{page.url.lstrip('/')}{name}": svg for (page, name, _), svg in zip(drawings, svgs, strict=True)}
+    charts_done = None if progress is None else functools.partial(progress, "drawing charts")
+    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
+    by_page: dict[str, dict[str, bytes]] = {}
+    for (page, name, _), svg in zip(drawings, svgs, strict=True):
+        by_page.setdefault(page.url, {})[name] = svg
+    return by_page
 
 
 def _context(plan: SitePlan) -> SiteContext:
@@ -273,7 +301,7 @@ def _context(plan: SitePlan) -> SiteContext:
 
 
 def site_files(options: BuildOptions, store: Store | None = None,
-               progress: Progress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+               progress: StageProgress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
     """Plan and render without writing the output: every file of the site by path (for serve).
     ``store`` (kept across rebuilds by serve) is committed when the site is good."""
     store = store if store is not None else page_store(options)
@@ -286,7 +314,7 @@ def site_files(options: BuildOptions, store: Store | None = None,
     return files, problems + render_problems
 
 
-def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) -> tuple[dict[str, bytes] | None,
+def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> tuple[dict[str, bytes] | None,
                                                                                          list[Problem]]:
     try:
         files, problems = render_outputs(plan, options, progress)
@@ -297,7 +325,7 @@ def _rendered(plan: SitePlan, options: BuildOptions, progress: Progress | None) 
     return (None if has_errors(problems) else files), problems
 
 
-def build_site(options: BuildOptions, progress: Progress | None = None,
+def build_site(options: BuildOptions, progress: StageProgress | None = None,
                checkpoint: Checkpoint | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
     (the fault-injection tests kill the process there)."""
@@ -310,7 +338,7 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     store = page_store(options)
-    plan, plan_problems = plan_site(options, setup, store)
+    plan, plan_problems = plan_site(options, setup, store, progress)
     problems += plan_problems
     if plan is None:
         return problems
@@ -321,6 +349,8 @@ def build_site(options: BuildOptions, progress: Progress | None = None,
     exports = export_files(plan.pages, _context(plan), plan.schemas)
     trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:
+        if progress is not None:
+            progress("writing", 0, 0)
         write_trees(trees, options.root / JOURNAL, checkpoint)
     except OSError as exc:
         where = Location(str(exc.filename or out))
@@ -344,8 +374,8 @@ def _remember(options: BuildOptions, digest: str | None, problems: list[Problem]
     remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
-def check_site(options: BuildOptions) -> list[Problem]:
-    plan, problems = plan_site(options)
+def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
+    plan, problems = plan_site(options, progress=progress)
     if plan is None:
         return problems
     expected = export_files(plan.pages, _context(plan), plan.schemas)

@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 content errors, 2 usage errors (click's own).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import sys
 import time
@@ -15,14 +16,29 @@ from typing import NoReturn
 import click
 
 from . import __version__
-from .diagnostics import Problem, format_json, format_text, has_errors, sort_problems
+from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
 from .options import BuildOptions, ConfigError
+from .progress import Progress
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
 FORMAT = click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
                       show_default=True, help="How problems are printed.")
 STRICT = click.option("--strict", is_flag=True, help="Treat warnings as errors.")
+QUIET = click.option("-q", "--quiet", is_flag=True, help="List errors only (the summary still counts everything).")
+ALL_WARNINGS = click.option("--all-warnings", is_flag=True,
+                            help="List every warning instead of the first few of each rule.")
+PROSE = click.option("--prose/--no-prose", default=True, show_default=True,
+                     help="Warn about numbers in the prose that copy export values instead of referencing them.")
+# `evidencepress schema NAME` (schemaref.NAMES maps each to its file; not imported here, it loads jsonschema)
+SCHEMA_CHOICES = ("export", "conditions", "chart", "frontmatter", "site", "units")
+DEFAULT_REPORT = TextOptions()  # how a usage error or a failed diff build is reported
+
+
+def _report_options(function: Callable[..., None]) -> Callable[..., None]:
+    for option in (ALL_WARNINGS, QUIET, FORMAT, STRICT, PROSE):
+        function = option(function)
+    return function
 
 
 @click.group()
@@ -53,16 +69,16 @@ def _utf8_stdout() -> bool:
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
 @click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
-@STRICT
-@FORMAT
+@_report_options
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
-          force: bool, strict: bool, output_format: str) -> None:
+          force: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool, prose: bool) -> None:
     """Validate everything, then write the site and exports/ atomically."""
     options = BuildOptions(root=root, out=out, drafts=drafts, base_url=base_url, jobs=jobs,
-                           use_cache=not no_cache, strict=strict, force=force)
+                           use_cache=not no_cache, strict=strict, force=force, prose=prose)
     started = time.perf_counter()
-    problems = _run(lambda: _build(options))
-    _report(problems, output_format)
+    with _progress() as progress:
+        problems = _run(lambda: _build(options, progress))
+    _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     if has_errors(problems):
         click.echo("build failed: nothing was written", err=True)
         sys.exit(1)
@@ -72,15 +88,67 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @main.command()
 @ROOT
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
-@STRICT
-@FORMAT
-def check(root: Path, drafts: bool, strict: bool, output_format: str) -> None:
+@_report_options
+def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool,
+          prose: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
     from .build import check_site
 
-    problems = _run(lambda: check_site(BuildOptions(root=root, drafts=drafts, strict=strict)))
-    _report(problems, output_format)
+    options = BuildOptions(root=root, drafts=drafts, strict=strict, prose=prose)
+    with _progress() as progress:
+        problems = _run(lambda: check_site(options, progress.update))
+    _report(problems, output_format, TextOptions(quiet=quiet, all_warnings=all_warnings))
     sys.exit(1 if has_errors(problems) else 0)
+
+
+@main.command()
+@click.argument("target")
+@ROOT
+@click.option("--title", help="The article's title (default: from the slug).")
+@click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
+def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
+    """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
+    from .scaffold import article_skeleton, parse_target
+    from .schemas import load_schemas, schema_folder
+
+    parsed = parse_target(target)
+    if isinstance(parsed, str):
+        raise click.BadParameter(parsed, param_hint="TARGET")
+    if not (root / "site.toml").is_file():
+        raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, or pass --root DIR")
+    path = root / "content" / parsed.rel
+    existing = path if path.exists() else path.with_suffix("") / "index.md"
+    if existing.exists():
+        raise click.UsageError(f"{existing} already exists; edit it, or choose another slug")
+    day = checked.date() if checked is not None else dt.date.today()
+    text = article_skeleton(parsed, load_schemas(schema_folder(root)), day, title)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    click.echo(f"created content/{parsed.rel}: a draft; `evidencepress build --drafts` shows it, "
+               "and removing `draft: true` publishes it")
+
+
+@main.command()
+@click.argument("name", required=False, metavar="[NAME]", type=click.Choice(SCHEMA_CHOICES))
+@ROOT
+@click.option("--reference", is_flag=True, help="A readable field reference instead of the JSON Schema.")
+def schema(name: str | None, root: Path, reference: bool) -> None:
+    """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
+    from .schemaref import NAMES, field_reference
+    from .schemas import load_schemas, schema_folder
+
+    schemas = load_schemas(schema_folder(root))
+    if name is None:
+        click.echo("Schemas published with the site under /schema/:")
+        for short, (file, _, _) in NAMES.items():
+            title = schemas.documents[file].get("title", "Unit vocabulary")
+            click.echo(f"  {short.ljust(12)} {file.ljust(24)} {title}")
+        click.echo("`evidencepress schema NAME` prints one; add --reference for its fields in words.")
+    elif reference:
+        click.echo(field_reference(schemas, name), nl=False)
+    else:
+        data = dict(schemas.published)[NAMES[name][0]]
+        click.echo(data.decode("utf-8"), nl=not data.endswith(b"\n"))
 
 
 @main.command(name="diff")
@@ -176,7 +244,7 @@ def _fail(text: str) -> NoReturn:
     sys.exit(1)
 
 
-def _build(options: BuildOptions) -> list[Problem]:
+def _build(options: BuildOptions, progress: Progress) -> list[Problem]:
     """The output of unchanged inputs is already in place (the build record says so), or a full build.
     The pipeline is imported only for the second."""
     from .record import replay
@@ -186,7 +254,7 @@ def _build(options: BuildOptions) -> list[Problem]:
         return replayed
     from .build import build_site
 
-    return build_site(options, _progress())
+    return build_site(options, progress.update)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
@@ -197,26 +265,17 @@ def _run(action: Callable[[], list[Problem]]) -> list[Problem]:
         sys.exit(2)
 
 
-def _report(problems: list[Problem], output_format: str) -> None:
+def _report(problems: list[Problem], output_format: str, options: TextOptions = DEFAULT_REPORT) -> None:
     ordered = sort_problems(problems)
     if output_format == "json":  # JSON escapes what the output encoding cannot show: still valid JSON
         click.echo(format_json(ordered, ascii_only=not _utf8_stdout()), nl=False)
     elif ordered:
-        click.echo(format_text(ordered), nl=False, err=True)
+        click.echo(format_text(ordered, options), nl=False, err=True)
 
 
-def _progress() -> Callable[[int, int], None] | None:
-    """Chart progress on a terminal; silent otherwise."""
-    if not sys.stderr.isatty():
-        return None
-
-    def show(done: int, total: int) -> None:
-        end = "\n" if done == total else ""
-        click.echo(f"\rdrawing charts {done}/{total}", nl=False, err=True)
-        if end:
-            click.echo("", err=True)
-
-    return show
+def _progress() -> Progress:
+    """A live counter on a terminal; a line every few seconds in a log (CI), so a long build shows it is alive."""
+    return Progress(lambda text: click.echo(text, nl=False, err=True), terminal=sys.stderr.isatty())
 
 
 if __name__ == "__main__":

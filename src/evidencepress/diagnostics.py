@@ -6,19 +6,26 @@ The CLI formats them in the compiler style of SPEC §4.4::
 
     content/guides/a.md:143:21: error: reported_results[4].conditions.concurrency: expected ... [schema]
       hint: write null when the source does not report concurrency
+
+:func:`format_text` lists them (warnings of one rule beyond the first few
+folded into a count, or errors only with ``quiet``), then a summary by rule
+and by file when the run has more than one of either, then the count. A
+``note`` informs (a draft left out) and never fails a build.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Iterable, Sequence
 
 
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    NOTE = "note"  # information only (a draft left out); never fails a build, even with --strict
 
 
 @dataclass(frozen=True, order=True)
@@ -89,9 +96,13 @@ def warning(location: Location, message: str, rule: str, json_path: str = "", hi
     return Problem(Severity.WARNING, location, message, rule, json_path, hint)
 
 
+def note(location: Location, message: str, rule: str, json_path: str = "", hint: str = "") -> Problem:
+    return Problem(Severity.NOTE, location, message, rule, json_path, hint)
+
+
 def strict(problems: Iterable[Problem]) -> list[Problem]:
-    """``--strict``: every warning becomes an error."""
-    return [replace(p, severity=Severity.ERROR) for p in problems]
+    """``--strict``: every warning becomes an error (notes stay notes)."""
+    return [replace(p, severity=Severity.ERROR) if p.severity is Severity.WARNING else p for p in problems]
 
 
 def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
@@ -104,18 +115,88 @@ def has_errors(problems: Iterable[Problem]) -> bool:
 
 
 def summary(problems: Sequence[Problem]) -> str:
-    errors = sum(1 for p in problems if p.is_error)
-    warnings = len(problems) - errors
-    return f"{_plural(errors, 'error')}, {_plural(warnings, 'warning')}"
+    """The closing count: ``2 errors, 1 warning`` (and ``, 1 note`` when there are notes)."""
+    counts = _counts(problems)
+    text = f"{_plural(counts[Severity.ERROR], 'error')}, {_plural(counts[Severity.WARNING], 'warning')}"
+    if counts[Severity.NOTE]:
+        text += f", {_plural(counts[Severity.NOTE], 'note')}"
+    return text
 
 
-def format_text(problems: Sequence[Problem]) -> str:
-    lines = [p.format() for p in problems]
+@dataclass(frozen=True)
+class TextOptions:
+    """How much of a run the text report lists (the counts always cover every problem)."""
+
+    quiet: bool = False  # errors only, then the summary
+    all_warnings: bool = False  # do not fold the warnings of a rule beyond the first few
+    fold_after: int = 3  # warnings listed per rule before the rest are folded into a count
+
+
+def format_text(problems: Sequence[Problem], options: TextOptions = TextOptions()) -> str:
+    """The list (sorted problems with their hints), folded counts, a summary by rule and file, the count."""
+    shown, folded = _listed(problems, options)
+    lines = [p.format() for p in shown]
+    for rule, count in folded.items():
+        lines.append(f"... {_plural(count, 'more warning')} [{rule}] not listed (--all-warnings lists them)")
+    lines += _breakdown(problems)
     lines.append(summary(problems))
     return "\n".join(lines) + "\n"
 
 
+def _listed(problems: Sequence[Problem], options: TextOptions) -> tuple[list[Problem], dict[str, int]]:
+    """The problems the list shows, and per rule how many warnings were folded away."""
+    if options.quiet:
+        return [p for p in problems if p.is_error], {}
+    shown: list[Problem] = []
+    per_rule: Counter[str] = Counter()
+    folded: Counter[str] = Counter()
+    for problem in problems:
+        if problem.severity is Severity.WARNING and not options.all_warnings:
+            per_rule[problem.rule] += 1
+            if per_rule[problem.rule] > options.fold_after:
+                folded[problem.rule] += 1
+                continue
+        shown.append(problem)
+    return shown, dict(sorted(folded.items()))
+
+
+def _breakdown(problems: Sequence[Problem]) -> list[str]:
+    """Counts by rule (most first) and by file, when the run has more than one of either."""
+    rules = {p.rule for p in problems}
+    files = {p.location.path for p in problems}
+    if len(rules) < 2 and len(files) < 2:
+        return []
+    by_rule = sorted(rules, key=lambda r: (-sum(p.is_error for p in problems if p.rule == r),
+                                           -sum(p.severity is Severity.WARNING for p in problems if p.rule == r),
+                                           -sum(p.rule == r for p in problems), r))
+    lines = ["by rule:"] + _table([(r, [p for p in problems if p.rule == r]) for r in by_rule])
+    lines += ["by file:"] + _table([(f, [p for p in problems if p.location.path == f]) for f in sorted(files)])
+    return lines
+
+
+def _table(rows: list[tuple[str, list[Problem]]]) -> list[str]:
+    """``  name  count``: names padded to one column, counts aligned on their first number."""
+    width = max(len(name) for name, _ in rows)
+    counts = [_severity_counts(_counts(group)).split(" ", 1) for _, group in rows]
+    digits = max(len(number) for number, _ in counts)
+    return [f"  {name.ljust(width)}  {number.rjust(digits)} {rest}"
+            for (name, _), (number, rest) in zip(rows, counts, strict=True)]
+
+
+def _counts(problems: Iterable[Problem]) -> Counter[Severity]:
+    counts: Counter[Severity] = Counter(p.severity for p in problems)
+    return counts
+
+
+def _severity_counts(counts: Counter[Severity]) -> str:
+    """``2 errors, 1 warning``, leaving out severities that do not occur."""
+    parts = [_plural(counts[s], noun) for s, noun in
+             ((Severity.ERROR, "error"), (Severity.WARNING, "warning"), (Severity.NOTE, "note")) if counts[s]]
+    return ", ".join(parts) or "0 problems"
+
+
 def format_json(problems: Sequence[Problem], ascii_only: bool = False) -> str:
+    """Every problem as data, never folded (the shape of ``Problem.as_dict``)."""
     return json.dumps([p.as_dict() for p in problems], indent=2, ensure_ascii=ascii_only) + "\n"
 
 

@@ -19,6 +19,7 @@ from typing import Any, Iterable, Iterator, Mapping
 from .diagnostics import Location, Problem, error
 from .jsontext import parse_float, parse_int
 from .model import Document, JsonPath, Positions, dotted
+from .syntaxhints import explain_json
 
 MAX_DEPTH = 64  # objects and arrays inside each other
 MAX_STRING = 10_000  # characters of one string (key or value)
@@ -124,6 +125,10 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         value = json.loads(text, object_pairs_hook=hooks.object, parse_constant=hooks.constant,
                            parse_float=hooks.number, parse_int=hooks.integer)
     except json.JSONDecodeError as exc:
+        explained = explain_json(text, exc.msg, exc.pos)
+        if explained is not None:
+            where = Location(file, first_line + explained.line, explained.col + 1 + indent)
+            return None, [error(where, f"invalid JSON: {explained.message}", "json", hint=explained.hint)]
         where = Location(file, first_line + exc.lineno - 1, exc.colno + indent)
         return None, [error(where, f"invalid JSON: {exc.msg}", "json", hint=_hint(exc.msg))]
     except RecursionError:

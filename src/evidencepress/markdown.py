@@ -9,15 +9,18 @@ an error with its line instead of silently turning the link into text.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.myst_role import myst_role_plugin
 
+from .inlinerender import value_html
 from .urls import is_site_path, relative
 
 
@@ -38,11 +41,13 @@ def create_parser() -> MarkdownIt:
     md.enable(["table", "strikethrough", "linkify"])
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
+    md.use(myst_role_plugin)  # inline values: {value}`record/label` (inlinerefs.py)
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("image", _render_image)
     md.add_render_rule("table_open", _render_table_open)
     md.add_render_rule("table_close", _render_table_close)
+    md.add_render_rule("myst_role", _render_role)
     return md
 
 
@@ -50,11 +55,23 @@ def tokenize(text: str) -> list[Token]:
     return _PARSER.parse(text, {})
 
 
-def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int]) -> str:
+def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int],
+                  inline_values: Mapping[tuple[str, str], Any] | None = None) -> str:
     """HTML of the body. Site paths become relative to ``page_url``; a fence whose opening body
-    line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all."""
-    env = {"figures": figures, "hidden": hidden, "page_url": page_url}
+    line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all;
+    ``inline_values`` holds the resolved roles ({value}`...`)."""
+    env = {"figures": figures, "hidden": hidden, "page_url": page_url, "inline_values": inline_values or {}}
     return str(_PARSER.renderer.render(list(tokens), _PARSER.options, env))
+
+
+def _render_role(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    """An inline value as resolved by the validate stage (a page that reaches rendering has them all)."""
+    token = tokens[idx]
+    item = env.get("inline_values", {}).get((token.meta.get("name", ""), token.content))
+    if item is None:
+        return f"<code>{escapeHtml(token.content)}</code>"
+    in_link = sum(1 if t.type == "link_open" else -1 for t in tokens[:idx] if t.type in ("link_open", "link_close"))
+    return value_html(item, in_link > 0)
 
 
 def _relative_copy(token: Token, attr: str, env: dict[str, Any]) -> Token:

@@ -32,6 +32,8 @@ import json
 from typing import Any
 
 from . import jsontext
+from .bodyscan import pieces
+from .inlinerender import value_markdown
 from .model import Page
 
 META_OPEN = "<!-- evidencepress: "
@@ -67,8 +69,8 @@ def article_markdown(page: Page, footer: str) -> str:
 
 
 def _body(page: Page) -> str:
-    """The body with the export fence removed and chart fences shown as images."""
-    lines = page.body.split("\n")
+    """The body with the export fence removed, chart fences shown as images and inline values as text."""
+    lines = values_as_text(page).split("\n")
     charts = {chart.line - page.body_line: chart for chart in page.charts}
     specs = {fence.body_index: fence.content for fence in page.chart_fences}
     replaced: list[tuple[int, int, list[str]]] = []
@@ -85,6 +87,26 @@ def _body(page: Page) -> str:
     for start, end, new in sorted(replaced, reverse=True):
         lines[start:end] = new
     return "\n".join(lines)
+
+
+def values_as_text(page: Page) -> str:
+    """The body with each inline value's role replaced by what the HTML shows (the line count is kept)."""
+    if not page.inline_values:
+        return page.body
+    starts = [0]
+    for line in page.body.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    spans: list[tuple[int, int, str]] = []
+    for piece in pieces(page.tokens, page.body, page.body_line):
+        item = page.inline_values.get((piece.name, piece.content)) if piece.kind == "role" else None
+        if item is not None and piece.source:
+            start = starts[piece.line - page.body_line] + piece.col - 1
+            text = value_markdown(item, piece.in_link) + "\n" * piece.source.count("\n")
+            spans.append((start, start + len(piece.source), text))
+    body = page.body
+    for start, end, text in sorted(spans, reverse=True):
+        body = body[:start] + text + body[end:]
+    return body
 
 
 def _chart_lines(chart: Any, spec: str) -> list[str]:

@@ -182,6 +182,8 @@ class Page:
     charts: tuple[Any, ...]
     export_index: int | None = None  # 0-based body line of the export fence: rendered nowhere
     chart_fences: tuple[Fence, ...] = ()
+    # Inline values by (role name, role content): inlinevalues.InlineValue, resolved against the export.
+    inline_values: Mapping[tuple[str, str], Any] = field(default_factory=dict)
 
     @property
     def url(self) -> str:

@@ -24,6 +24,7 @@ class BuildOptions:
     strict: bool = False
     force: bool = False  # replace an output folder that evidencepress did not write
     cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
+    prose: bool = True  # warn about prose numbers that copy export values instead of referencing them
 
 
 class ConfigError(Exception):

@@ -43,7 +43,8 @@ class Outputs:
 def inputs_digest(options: BuildOptions, out: Path) -> str | None:
     """sha256 of everything the output depends on, or None when an input cannot be read."""
     digest = hashlib.sha256()
-    settings = [str(out.resolve()), options.base_url or "", str(options.drafts), str(options.strict)]
+    settings = [str(out.resolve()), options.base_url or "", str(options.drafts), str(options.strict),
+                str(options.prose)]
     digest.update(json.dumps([code_fingerprint(), _dependencies(), settings]).encode())
     try:
         digest.update(_file_digest(options.root / "site.toml"))

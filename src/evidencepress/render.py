@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from . import jsontext
+from .charts import chart_table, inline_svg
 from .config import SiteConfig
 from .data_out import article_csv
 from .diagnostics import Location, Problem, error
@@ -75,11 +76,13 @@ def template_folder(root: Path) -> Path:
 
 
 def static_files(folder: Path) -> dict[str, bytes]:
-    """The theme's static/ files (CSS, JS) by name: the site's own, else the default of that name."""
+    """The theme's static/ files (style.css, scripts, fonts/…) by POSIX path under static/:
+    the site's own, else the default file of that path."""
     found: dict[str, bytes] = {}
     for source in (DEFAULT_TEMPLATES / "static", folder / "static"):
         if source.is_dir():
-            found.update({p.name: p.read_bytes() for p in sorted(source.iterdir()) if p.is_file()})
+            found.update({p.relative_to(source).as_posix(): p.read_bytes()
+                          for p in sorted(source.rglob("*")) if p.is_file()})
     return dict(sorted(found.items()))
 
 
@@ -132,28 +135,34 @@ def _from_base(base_path: str, target: str) -> str:
     return base_path.rstrip("/") + target
 
 
-def render_article(env: jinja2.Environment, page: Page, ctx: SiteContext) -> dict[str, bytes]:
-    """index.html, index.json, index.md and index.csv of an article, by file name."""
+def render_article(
+    env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """index.html, index.json, index.md and index.csv of an article, by file name (``svgs``: the
+    drawn charts of the page by file name, inlined into the HTML)."""
     return {
-        "index.html": article_html(env, page, ctx).encode("utf-8"),
+        "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
         "index.json": article_json(page, ctx),
         "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
         "index.csv": article_csv(page, ctx.conditions),
     }
 
 
-def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext) -> str:
+def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes]) -> str:
     figure = env.get_template("figure.html")
     figures: dict[int, str] = {}
     for chart in page.charts:
         body_line = chart.line - page.body_line
+        # The SVGs are inlined so that the page's colours (light, dark) and web font reach them.
+        wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
         figures[body_line] = figure.render(
             chart=chart,
-            multi_panel=len({row.panel for row in chart.rows}) > 1,
-            has_series=any(row.series is not None for row in chart.rows),
+            table=chart_table(chart),
+            wide=Markup(inline_svg(wide)) if wide else "",
+            narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
-    body = Markup(render_tokens(page.tokens, page.url, figures, hidden))
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
     entry = ctx.index.entry(page.url)
     context = page_context(ctx, page.url)
     if entry.figures.results:  # the "Data in this article" section shows what the Dataset names

@@ -10,6 +10,7 @@ objects.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import hashlib
 import json
@@ -29,6 +30,7 @@ from . import jsontext
 from .diagnostics import Location, Problem, error
 from .jsontext import plain
 from .model import JsonPath, Positions, dotted
+from .typos import misspelling_of
 
 Check = Callable[[Any], bool]
 
@@ -72,6 +74,14 @@ class SchemaSet:
     def recommended_conditions(self) -> tuple[str, ...]:
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]
         return tuple(result.get("x-recommended", ()))
+
+    @property
+    def known_conditions(self) -> tuple[str, ...]:
+        """Every condition key the vocabulary names: typed, required or recommended."""
+        vocabulary = self.documents["conditions.schema.json"]["$defs"]
+        result = vocabulary["result_conditions"]
+        return tuple(dict.fromkeys([*vocabulary["known"].get("properties", {}), *result.get("required", ()),
+                                    *self.recommended_conditions]))
 
     @property
     def core_conditions(self) -> tuple[str, ...]:
@@ -319,6 +329,11 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
     schema = err.schema if isinstance(err.schema, dict) else {}
     if err.validator == "required":
         missing = _quoted_name(err.message)
+        typo = _misspelled_as(missing, err.instance, schema)
+        if typo is not None:  # name the slip where it stands: `concurency` for `concurrency`
+            yield error(positions.of_key(path + (typo,)), f"missing required key {missing!r}; {typo!r} looks "
+                        "like a misspelling of it", rule, dotted(prefix + path + (typo,)), f"rename {typo!r} to {missing!r}")
+            return
         where = positions.of_key(path)
         hint = _hint(schema, missing)
         yield error(where, f"missing required key {missing!r}", rule, dotted(prefix + path + (missing,)), hint)
@@ -327,7 +342,7 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
             child = path + (extra,)
             message = schema.get("x-additional-message", "unknown key")
             yield error(positions.of_key(child), f"{message} {extra!r}", rule, dotted(prefix + child),
-                        schema.get("x-additional-hint", ""))
+                        _additional_hint(schema, extra))
     elif "propertyNames" in err.schema_path:
         child = path + (str(err.instance),)
         message = _message(err) or "key not allowed"
@@ -340,6 +355,17 @@ def _explain(err: ValidationError, positions: Positions, rule: str, prefix: Json
         yield error(positions.of_key(path), message + got, rule, dotted(prefix + path), _hint(schema, key))
 
 
+def _misspelled_as(missing: str, instance: Any, schema: Mapping[str, Any]) -> str | None:
+    """The key of ``instance`` that looks like a slip for the required key ``missing``."""
+    if not isinstance(instance, dict):
+        return None
+    expected = set(schema.get("required", ())) | set(schema.get("properties", {}))
+    for key in instance:
+        if isinstance(key, str) and key not in expected and misspelling_of(key, [missing]) == missing:
+            return key
+    return None
+
+
 def _message(err: ValidationError) -> str:
     schema = err.schema if isinstance(err.schema, dict) else {}
     return str(schema.get("x-message", ""))
@@ -349,6 +375,17 @@ def _hint(schema: Any, key: str) -> str:
     if not isinstance(schema, dict):
         return ""
     return str(schema.get("x-hint", "")).replace("{key}", key)
+
+
+def _additional_hint(schema: Mapping[str, Any], extra: str) -> str:
+    """``x-additional-hint`` with ``{allowed}`` (the known keys) and ``{did_you_mean}`` filled in."""
+    hint = str(schema.get("x-additional-hint", ""))
+    if "{" not in hint:
+        return hint
+    allowed = sorted(schema.get("properties", {}))
+    close = difflib.get_close_matches(extra, allowed, n=1)
+    did_you_mean = f"did you mean {close[0]!r}? " if close else ""
+    return hint.replace("{allowed}", ", ".join(allowed)).replace("{did_you_mean}", did_you_mean)
 
 
 def _quoted_name(message: str) -> str:

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from typing import Any, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any
 
 from .diagnostics import Problem, error, warning
 from .model import FrontMatter, JsonPath, Positions, SourceRef, dotted
+from .typos import misspelling_of
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -29,12 +31,16 @@ def check_export(
     front: FrontMatter,
     units: Mapping[str, Any],
     recommended: tuple[str, ...],
+    known_conditions: tuple[str, ...] = (),
 ) -> list[Problem]:
     problems: list[Problem] = []
     problems += _evidence_urls(export, positions, front.sources)
     results = export.get("reported_results")
     if isinstance(results, list):
-        problems += _results(results, positions, front, units, recommended)
+        problems += _results(results, positions, front, units, recommended, known_conditions)
+    page_conditions = export.get("conditions")
+    if isinstance(page_conditions, dict):
+        problems += _misspelled_conditions(page_conditions, ("conditions",), positions, known_conditions)
     return problems
 
 
@@ -81,6 +87,7 @@ def _results(
     front: FrontMatter,
     units: Mapping[str, Any],
     recommended: tuple[str, ...],
+    known_conditions: tuple[str, ...],
 ) -> list[Problem]:
     problems: list[Problem] = []
     seen: dict[tuple[str, str], int] = {}
@@ -93,7 +100,10 @@ def _results(
         problems += _repeated_label(result, path, positions, seen, index)
         conditions = result.get("conditions")
         if isinstance(conditions, dict):
-            problems += _recommended(conditions, path + ("conditions",), positions, recommended)
+            slips = _slips(conditions, known_conditions)
+            problems += _misspelled_conditions(conditions, path + ("conditions",), positions, known_conditions)
+            problems += _recommended(conditions, path + ("conditions",), positions,  # a slip is reported once
+                                     tuple(key for key in recommended if key not in slips.values()))
             problems += _checked_before(conditions, path + ("conditions",), positions, front)
     return problems
 
@@ -127,6 +137,29 @@ def _unit(result: Mapping[str, Any], path: JsonPath, positions: Positions, units
         return [warning(where, f"unit {unit!r} is not in the unit vocabulary", "unit", dotted(path + ("unit",)),
                         "use a unit of schema/units.json, or add this one there")]
     return []
+
+
+def _slips(conditions: Mapping[str, Any], known: tuple[str, ...]) -> dict[str, str]:
+    """Unknown condition keys that are one slip from a known key the conditions lack: key -> meant key."""
+    slips: dict[str, str] = {}
+    for key in conditions:
+        meant = None if key in known else misspelling_of(key, known)
+        if meant is not None and meant not in conditions:
+            slips[key] = meant
+    return slips
+
+
+def _misspelled_conditions(conditions: Mapping[str, Any], path: JsonPath, positions: Positions,
+                           known: tuple[str, ...]) -> list[Problem]:
+    problems: list[Problem] = []
+    for key, meant in _slips(conditions, known).items():
+        if key.lower() == meant.lower():
+            message, hint = f"condition key {key!r} differs only in case from {meant!r}", " (keys are case-sensitive)"
+        else:
+            message, hint = f"unknown condition key {key!r}: did you mean {meant!r}?", ""
+        problems.append(warning(positions.of_key(path + (key,)), message, "condition-key", dotted(path + (key,)),
+                                f"rename the key to {meant!r}{hint}"))
+    return problems
 
 
 def _recommended(conditions: Mapping[str, Any], path: JsonPath, positions: Positions,

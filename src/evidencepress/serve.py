@@ -12,6 +12,7 @@ keeps being served.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mimetypes
 import threading
@@ -30,7 +31,7 @@ Rebuild = Callable[[], tuple[Files | None, list[Problem]]]
 
 EVENTS = "/__evidencepress/events"
 CLIENT = "/__evidencepress/live.js"
-WATCHED = ("content", "templates", "schema", "static", "site.toml")
+WATCHED_FOLDERS = ("content", "templates", "schema", "static")  # and site.toml
 _CLIENT_TAG = b'<script src="/__evidencepress/live.js"></script>'
 
 
@@ -167,19 +168,34 @@ def start_server(site: LiveSite, port: int, client_script: bytes) -> ThreadingHT
 
 def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Callable[[Snapshot, float], None],
                       stop: threading.Event) -> None:
-    """Rebuild after every batch of changes until ``stop`` is set. The watch is set up afresh after
-    each batch, so a file an editor replaces (write to a temp file, rename) stays watched."""
+    """Rebuild after every batch of changes until ``stop`` is set.
+
+    One watcher runs across rebuilds, so a save made while a rebuild runs is the next batch,
+    never lost. The watched folders are recursive; ``site.toml`` is compared by content at
+    every tick instead (an editor that replaces the file would end a watch on the file
+    itself), and a watched folder created or removed starts the watcher afresh."""
     import watchfiles
 
+    config = _fingerprint(root / "site.toml")
     while not stop.is_set():
-        paths = [root / name for name in WATCHED if (root / name).exists()]
-        changes = next(iter(watchfiles.watch(*paths, stop_event=stop, debounce=100, step=20,
-                                             yield_on_timeout=False, raise_interrupt=False)), None)
-        if not changes or stop.is_set():
-            continue
-        started = time.perf_counter()
-        files, problems = rebuild()
-        report(site.publish(files, problems), time.perf_counter() - started)
+        folders = [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
+        for changes in watchfiles.watch(*folders, stop_event=stop, debounce=100, step=20, rust_timeout=500,
+                                        yield_on_timeout=True, raise_interrupt=False):
+            now = _fingerprint(root / "site.toml")
+            if changes or now != config:
+                config = now
+                started = time.perf_counter()
+                files, problems = rebuild()
+                report(site.publish(files, problems), time.perf_counter() - started)
+            if [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()] != folders:
+                break
+
+
+def _fingerprint(path: Path) -> bytes | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None
 
 
 def client_script() -> bytes:

@@ -11,13 +11,17 @@ import datetime as dt
 from typing import Any
 
 from .charts import duplicate_ids, plan_chart
-from .diagnostics import Location, Problem, error, has_errors, warning
+from .diagnostics import Location, Problem, error, has_errors, note, warning
+from .inlinevalues import resolve_inline_values
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
+from .prose import check_prose
 from .schemas import SchemaSet, schema_problems
 from .semantic import check_export, normalise_url
 
 
-def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, list[Problem]]:
+def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:
+    """``prose``: also warn about prose numbers that copy export values (prose.py). A valid draft
+    gets a note (rule ``draft``) that the build leaves out unless it builds drafts."""
     path = parsed.source.path
     problems: list[Problem] = []
     front, front_problems = _front_matter(parsed.front_matter, path, schemas)
@@ -28,14 +32,31 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet) -> tuple[Page | None, 
     problems += _export_presence(parsed, front)
     if export is not None:
         problems += _export_problems(export, front, schemas)
-    charts, chart_problems = _charts(parsed, export)
+    charts, chart_problems = _charts(parsed, export, schemas)
     problems += chart_problems
+    inline_values, inline_problems = resolve_inline_values(
+        parsed.tokens, parsed.body, parsed.body_line, path, export.value if export else None, schemas.units)
+    if export is not None or parsed.export_fence is None:  # an unreadable export is reported once, as JSON
+        problems += inline_problems
+    if prose and export is not None:
+        problems += check_prose(parsed.tokens, parsed.body, parsed.body_line, path, export.value)
     if front is None or has_errors(problems):
         return None, problems
     page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,
                 export.value if export else None, tuple(charts),
-                parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences)
+                parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
+                inline_values=inline_values)
+    if front.draft:
+        problems.append(_draft_note(parsed))
     return page, problems
+
+
+def _draft_note(parsed: ParsedPage) -> Problem:
+    """A draft is left out of the build: say so, so that a missing page is never a mystery."""
+    front = parsed.front_matter
+    where = front.positions.of_key(("draft",)) if front is not None else Location(parsed.source.path)
+    return note(where, f"{parsed.source.url} is a draft, left out of the build", "draft", "draft",
+                "build with --drafts to include it; remove `draft: true` to publish it")
 
 
 def _export_problems(export: Document, front: FrontMatter | None, schemas: SchemaSet) -> list[Problem]:
@@ -45,7 +66,8 @@ def _export_problems(export: Document, front: FrontMatter | None, schemas: Schem
     if front is None or not front.sources:
         return problems  # no sources to check against: reported once by _export_presence
     reported = {p.json_path for p in problems}
-    semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions)
+    semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions,
+                            schemas.known_conditions)
     return problems + [p for p in semantic if p.json_path not in reported]
 
 
@@ -131,12 +153,12 @@ def _export_presence(parsed: ParsedPage, front: FrontMatter | None) -> list[Prob
     return []
 
 
-def _charts(parsed: ParsedPage, export: Document | None) -> tuple[list[Any], list[Problem]]:
+def _charts(parsed: ParsedPage, export: Document | None, schemas: SchemaSet) -> tuple[list[Any], list[Problem]]:
     plans: list[Any] = []
     problems: list[Problem] = []
     unreadable = parsed.export_fence is not None and export is None
     for fence in parsed.chart_fences:
-        plan, chart_problems = plan_chart(fence, export, parsed.source.path)
+        plan, chart_problems = plan_chart(fence, export, parsed.source.path, schemas)
         if unreadable:  # "the page has no export" would mislead: its JSON error is reported
             chart_problems = [p for p in chart_problems if not _needs_export(p)]
         problems += chart_problems

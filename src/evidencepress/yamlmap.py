@@ -19,6 +19,7 @@ from yaml.constructor import ConstructorError
 
 from .diagnostics import Location, Problem, error
 from .model import Document, JsonPath, Positions, dotted
+from .syntaxhints import explain_yaml
 
 MAX_DEPTH = 32
 
@@ -175,6 +176,10 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         value = loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
+        explained = explain_yaml(text, str(exc.problem), mark.line, mark.column, first_line) if mark else None
+        if explained is not None:
+            where = Location(file, first_line + explained.line, explained.col + 1 + indent)
+            return None, [error(where, f"invalid YAML: {explained.message}", "yaml", hint=explained.hint)]
         where = _location(file, first_line, indent, mark)
         message = f"invalid YAML: {exc.problem or exc.context}"
         return None, [error(where, message, "yaml", hint=getattr(exc, "hint", _HINT))]

@@ -9,6 +9,7 @@ from pathlib import Path
 from evidencepress.charts import ChartPlan, plan_chart
 from evidencepress.diagnostics import Problem
 from evidencepress.model import Document, Fence, Positions
+from evidencepress.schemas import DEFAULT_FOLDER, SchemaSet, load_schemas
 
 HERE = Path(__file__).parent
 FILE = "content/guides/a.md"
@@ -25,22 +26,35 @@ def fence(yaml_text: str, line: int = FENCE_LINE, indent: int = 0) -> Fence:
     return Fence("chart", textwrap.dedent(yaml_text).lstrip("\n"), line, indent)
 
 
+SCHEMAS: SchemaSet = load_schemas(DEFAULT_FOLDER)
+
+
 def chart(yaml_text: str, doc: Document | None = None, **fence_args: int) -> tuple[ChartPlan | None, list[Problem]]:
-    return plan_chart(fence(yaml_text, **fence_args), export() if doc is None else doc, FILE)
+    return plan_chart(fence(yaml_text, **fence_args), export() if doc is None else doc, FILE, SCHEMAS)
 
 
 def ok(yaml_text: str, doc: Document | None = None) -> ChartPlan:
+    """The plan of a chart that has no error (it may have warnings: see ``warned``)."""
     plan, problems = chart(yaml_text, doc)
-    assert not problems, [p.format() for p in problems]
+    assert not [p for p in problems if p.is_error], [p.format() for p in problems]
     assert plan is not None
     return plan
 
 
-def only_error(yaml_text: str, doc: Document | None = None) -> Problem:
+def warned(yaml_text: str, doc: Document | None = None) -> list[Problem]:
+    """The warnings of a chart that draws."""
     plan, problems = chart(yaml_text, doc)
+    assert plan is not None, [p.format() for p in problems]
+    return problems
+
+
+def only_error(yaml_text: str, doc: Document | None = None) -> Problem:
+    """The one error of a chart that does not draw (warnings of other panels aside)."""
+    plan, problems = chart(yaml_text, doc)
+    errors = [p for p in problems if p.is_error]
     assert plan is None
-    assert len(problems) == 1, [p.format() for p in problems]
-    return problems[0]
+    assert len(errors) == 1, [p.format() for p in problems]
+    return errors[0]
 
 
 HEAD = """\
@@ -92,9 +106,10 @@ panels:
   - select: {from: quality_comparisons}
     x: task
     y: non_inferior
+    states: {true: passed, false: {label: not shown non-inferior, tone: negative}}
   - select: {from: quality_comparisons}
     x: task
     y: long_context
-    states: {skipped: not run}
+    states: {skipped: not run, pending review: {label: pending review, tone: neutral}}
 """,
 }

@@ -12,33 +12,42 @@ from collections.abc import Sequence
 
 from ..diagnostics import Location, Problem, error
 from ..model import Document, Fence
+from ..schemas import SchemaSet
 from .model import ChartPlan, ChartRow, LegendItem, PanelPlan, Point, Slot, Whisker
 from .plan import build_plan
 from .render import render_charts
 from .spec import parse_spec
 from .style import RENDERER_VERSION
+from .svg import inline as inline_svg
+from .table import ChartTable, chart_table
 
 __all__ = [
+    "RENDERER_VERSION",
     "ChartPlan",
     "ChartRow",
+    "ChartTable",
     "LegendItem",
     "PanelPlan",
     "Point",
     "Slot",
     "Whisker",
-    "RENDERER_VERSION",
+    "chart_table",
     "duplicate_ids",
+    "inline_svg",
     "plan_chart",
     "render_charts",
 ]
 
 
-def plan_chart(fence: Fence, export: Document | None, file: str) -> tuple[ChartPlan | None, list[Problem]]:
-    """Parse + validate the chart fence, select its values from ``export`` and apply every guard.
+def plan_chart(
+    fence: Fence, export: Document | None, file: str, schemas: SchemaSet
+) -> tuple[ChartPlan | None, list[Problem]]:
+    """Parse + validate the chart fence (with the site's chart schema), select its values from
+    ``export`` and apply every guard.
 
-    Returns the plan (None when there is any error) and the problems found.
+    Returns the plan (None when there is any error) and the problems found (warnings too).
     """
-    spec, doc, problems = parse_spec(fence, file)
+    spec, doc, problems = parse_spec(fence, file, schemas)
     if spec is None or doc is None:
         return None, problems
     return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line)

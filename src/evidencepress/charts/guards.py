@@ -47,6 +47,11 @@ def panel_unit(panel: PanelSpec, extracted: list[Extracted], positions: Position
             ]
         return panel.unit, []
     bare = [item.point.label for item in extracted if item.unit is None]
+    if bare and panel.y.rpartition(".")[2] != "value":
+        message = (f"y ({panel.y}) is not the entries' value: their unit describes the value, not this field; "
+                   "the panel needs unit:")
+        return "", [error(positions.of_key(base + ("y",)), message, "chart-unit", dotted(base + ("y",)),
+                          "add the field's own unit, e.g. unit: GiB")]
     if bare:
         message = f"the selected entries carry no unit ({_some(bare)}); the panel needs unit:"
         return "", [

@@ -10,10 +10,11 @@ importing matplotlib, and drawing never needs ``tight_layout``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import style
-from .model import LegendItem, PanelBox, Slot
+from .model import LegendItem, PanelBox, PanelPlan, Point, Slot
 
 VALUE_AXIS_RESERVE = 64  # px: tick labels left of a vertical panel
 COLUMN_HEADER = 22
@@ -101,10 +102,32 @@ def bar_is_horizontal(groups: list[Group], separate: bool, where: Canvas, value_
     return any(widths[i] > share / len(g.points) - VALUE_LABEL_GAP for g in groups for i in g.points if i < len(widths))
 
 
-def status_lines(state: str, columns: int, where: Canvas) -> tuple[str, ...]:
-    """The lines of a status cell's text (raw strings wrap to the cell)."""
-    cell = min(where.status_cell, (where.content - where.label_column_max - 12) / max(columns, 1))
-    return style.wrap(state, cell - 16, style.SIZE_VALUE)
+STATUS_GAP = 12  # px between two columns of a status grid
+STATUS_PAD = 10  # px each side of a status badge's text
+STATUS_MIN = 72  # px: narrowest status column
+
+
+def status_share(columns: int, where: Canvas) -> float:
+    """The width one status column may take beside the label column."""
+    columns = max(columns, 1)
+    return max((where.content - where.label_column_max - 8 - STATUS_GAP * (columns - 1)) / columns, STATUS_MIN)
+
+
+def grid_fits(points: Sequence[Point], columns: int, where: Canvas) -> bool:
+    """Whether a status grid's columns fit beside the labels without breaking words."""
+    need: dict[str, float] = {}
+    for point in points:
+        text = style.badge_text(point.state, point.tone)
+        badge = style.text_px(text, style.SIZE_VALUE, style.bold_tone(point.tone)) + 2 * STATUS_PAD
+        header = max((style.text_px(w, style.SIZE_TICK, True) for w in point.series.split()), default=0.0) + 4
+        need[point.series] = max(need.get(point.series, 0.0), badge, header, STATUS_MIN)
+    available = where.content - where.label_column_max - 8 - STATUS_GAP * (columns - 1)
+    return sum(need.values()) <= available
+
+
+def status_lines(text: str, columns: int, where: Canvas, bold: bool = False) -> tuple[str, ...]:
+    """The lines of a status badge's text, wrapped to its column."""
+    return style.wrap(text, status_share(columns, where) - 2 * STATUS_PAD, style.SIZE_VALUE, bold)
 
 
 def place_slots(
@@ -115,6 +138,7 @@ def place_slots(
     where: Canvas,
     cell_lines: list[int] | None = None,
     prefix: str = "",
+    least: list[int] | None = None,
 ) -> tuple[tuple[Slot, ...], int]:
     """Slots with their wrapped labels and (horizontal) px extent; and the plot height.
 
@@ -130,6 +154,7 @@ def place_slots(
             cursor += style.SOURCE_HEADER
         text_lines = max(len(lines), cell_lines[index] if cell_lines else 0)
         size = _slot_size(text_lines, len(group.points) if stacked else 1) if horizontal else 0
+        size = max(size, least[index] if least and horizontal else 0)
         slots.append(Slot(group.label, lines, group.source, group.block, group.points, cursor, size))
         cursor += size
     return tuple(slots), (cursor if horizontal else where.vertical_plot)
@@ -153,22 +178,25 @@ def legend_rows(items: tuple[LegendItem, ...], where: Canvas) -> tuple[tuple[int
     return tuple(tuple(row) for row in rows)
 
 
-def below_plot(kind: str, horizontal: bool, slots: tuple[Slot, ...]) -> int:
-    """Height of the band under the plot: tick labels and axis label."""
-    if kind == "status":
-        return 6
+def axis_below(horizontal: bool, slots: tuple[Slot, ...], axis_title: bool = False) -> int:
+    """Height of the band under a plot with a value or category axis: tick labels, axis title."""
     if horizontal:
         return style.AXIS_BAND
     lines = max((len(s.lines) for s in slots), default=1)
-    band = lines * style.TICK_LINE + 12
-    return band + (style.AXIS_LABEL_BAND if kind == "line" else 0)
+    return lines * style.TICK_LINE + 12 + (style.AXIS_LABEL_BAND if axis_title else 0)
 
 
-def above_plot(kind: str, horizontal: bool, columns: int) -> int:
-    """Height of the band over the plot: the unit of a vertical value axis, status column headers."""
-    if kind == "status":
-        return COLUMN_HEADER if columns else 0
-    return 0 if horizontal else style.UNIT_BAND
+def unit_above(plan: PanelPlan, where: Canvas) -> int:
+    """Height of the band over a plot: the unit of a vertical value axis."""
+    return 0 if plan.horizontal else style.UNIT_BAND
+
+
+def always_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float]) -> bool:
+    return True
+
+
+def never_horizontal(groups: list[Group], separate: bool, where: Canvas, value_px: list[float]) -> bool:
+    return False
 
 
 def panel_box(

@@ -15,16 +15,48 @@ from ..diagnostics import Location
 Scalar = str | int | float | bool | None
 Number = int | float
 
-KINDS = ("bar", "line", "range", "interval", "status")
+Names = tuple[tuple[str, str], ...]  # raw text -> shown text
 
 
 # --- the spec, as authored -------------------------------------------------
 
 
 @dataclass(frozen=True)
+class StateSpec:
+    """What a raw status value means: the label a reader sees and how it is drawn."""
+
+    label: str
+    tone: str  # positive, negative, neutral, missing
+
+
+States = tuple[tuple[str, StateSpec], ...]  # raw value as text ("true", "NOT_RUN") -> state
+
+
+@dataclass(frozen=True)
 class PointerSpec:
     pointer: str
     label: str | None
+    states: States = ()
+    series: str | None = None
+
+
+@dataclass(frozen=True)
+class ReferenceSpec:
+    """A reference line: a literal number, or a number the export holds at ``pointer``."""
+
+    index: int  # position in the panel's reference list, for diagnostics
+    value: Number | None
+    pointer: str | None
+    label: str
+
+
+@dataclass(frozen=True)
+class ColumnSpec:
+    """One column of a status grid: a field of each entry, its header and states."""
+
+    y: str
+    title: str
+    states: States
 
 
 @dataclass(frozen=True)
@@ -46,9 +78,15 @@ class PanelSpec:
     y: str
     series: str | None
     interval: str | None
-    reference: Number | None
+    references: tuple[ReferenceSpec, ...]
     unit: str | None
-    states: tuple[tuple[str, str], ...]
+    states: States
+    names: Names  # the chart's names, then the panel's
+    x_label: str | None
+    columns: tuple[ColumnSpec, ...]
+    mark: str | None
+    mark_label: str | None
+    stacked: bool
     given: frozenset[str]  # keys the author wrote (x, y, …), for diagnostics
 
 
@@ -93,10 +131,19 @@ class Point:
     observations: tuple[Number, ...] = ()
     median: Number | None = None  # derived from ``observations``
     whisker: Whisker | None = None
-    state: str = ""  # status panels: passed / failed / not run / not reported / raw text
+    state: str = ""  # status panels: the state's label, as the chart spec names it
+    tone: str = ""  # status panels: positive, negative, neutral or missing
     series: str = ""
     source: str = ""
     ident: str = ""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A reference line as drawn: its value (as authored) and what it is."""
+
+    value: Number
+    label: str
 
 
 @dataclass(frozen=True)
@@ -114,9 +161,10 @@ class Slot:
 
 @dataclass(frozen=True)
 class LegendItem:
-    kind: str  # series, sd, range, ci, interval, median, observation, value, not_reported, reference
+    kind: str  # series, sd, range, ci, interval, median, observation, value, not_reported, reference, mark
     label: str
     color: str
+    index: int = 0  # references: which dash pattern
 
 
 @dataclass(frozen=True)
@@ -144,9 +192,10 @@ class PanelPlan:
     series: tuple[str, ...]  # legend order; () when the panel has no series
     columns: tuple[str, ...]  # status panels: column headers (series), else ()
     separate_sources: bool
-    reference: Number | None
+    references: tuple[Reference, ...]
     legend: tuple[LegendItem, ...]
     box: PanelBox
+    stacked: bool = False  # bars: the series of a category drawn end to end
 
 
 @dataclass(frozen=True)
@@ -161,7 +210,7 @@ class ChartRow:
     statistic: str
     uncertainty: str  # human-readable; "" when none
     source_record_id: str
-    state: str = ""  # status panels: the state shown
+    state: str = ""  # status panels: the state shown (never the raw code)
     x: str = ""  # the category / x value as shown on the chart
 
 

@@ -1,4 +1,5 @@
-"""Spec + export -> ChartPlan: selection, guards, categories, legend, layout, cache key."""
+"""Spec + export -> ChartPlan: each panel built (``panel.py``), then laid out for the wide and
+the narrow canvas: categories, legend, layout, cache key."""
 
 from __future__ import annotations
 
@@ -7,145 +8,94 @@ import functools
 import hashlib
 import importlib.metadata
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from .. import jsontext
-from ..diagnostics import Location, Problem
+from ..diagnostics import Location, Problem, has_errors
 from ..model import Positions
-from . import guards, layout, style
-from .entry import Context, Extracted
-from .model import ChartPlan, ChartRow, ChartSpec, LegendItem, PanelBox, PanelPlan, PanelSpec, Point
-from .select import select_entries
-from .values import extract
-
-
-@dataclass(frozen=True)
-class _Panel:
-    """A panel's selected values, before layout (which depends on the canvas)."""
-
-    spec: PanelSpec
-    points: tuple[Point, ...]
-    unit: str
-    x_numeric: bool
-    series: tuple[str, ...]
-    separate: bool
-    rows: tuple[ChartRow, ...]
-    notes: tuple[str, ...]
+from . import layout, style
+from .kinds import LegendInput, kind_of
+from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
+from .panel import BuiltPanel, build_panel
+from .units import value_labels
 
 
 def build_plan(
     spec: ChartSpec, export: Any, positions: Positions, fence_line: int
 ) -> tuple[ChartPlan | None, list[Problem]]:
     """The wide plan, with its narrow (phone) variant as ``.narrow``."""
-    panels: list[_Panel] = []
+    panels: list[BuiltPanel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
-        built, found = _panel(panel, export, positions)
+        built, found = build_panel(panel, export, positions)
         problems += found
         if built is not None:
             panels.append(built)
-    if problems:
+    if has_errors(problems):
         return None, problems
     wide = _chart(spec, panels, positions, fence_line, layout.WIDE)
     narrow = _chart(spec, panels, positions, fence_line, layout.NARROW)
-    return replace(wide, narrow=narrow), []
+    return replace(wide, narrow=narrow), problems
 
 
-def _panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[_Panel | None, list[Problem]]:
-    selected, problems = select_entries(panel, export, positions)
-    if problems:
-        return None, problems
-    ctx = Context(panel, positions)
-    extracted: list[Extracted] = []
-    for item in selected:
-        result, found = extract(item, ctx)
-        problems += found
-        if result is not None:
-            extracted.append(result)
-    if problems:
-        return None, _merge(problems)
-    unit, problems = guards.panel_unit(panel, extracted, positions)
-    x_numeric = False
-    if panel.kind == "line":
-        x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)
-        problems += found
-    points = [e.point for e in extracted]
-    separate = guards.separate_sources(points, export)
-    if panel.kind == "line" and separate and panel.series is None:
-        points = [replace(p, series=p.source) for p in points]
-    series = (
-        tuple(dict.fromkeys(p.series for p in points if p.series))
-        if panel.series or (separate and panel.kind == "line")
-        else ()
-    )
-    problems += guards.series_count(panel, series, positions)
-    if problems:
-        return None, problems
-    rows = tuple(row for e in extracted for row in e.rows)
-    notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    return _Panel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes), []
-
-
-def _merge(problems: list[Problem]) -> list[Problem]:
-    """One problem per place and rule: the same mistake on many entries is reported once."""
-    groups: dict[tuple[Location, str, str], list[Problem]] = {}
-    for problem in problems:
-        groups.setdefault((problem.location, problem.rule, problem.json_path), []).append(problem)
-    merged = []
-    for group in groups.values():
-        more = len(group) - 1
-        extra = f" (and {more} more {'entry' if more == 1 else 'entries'})" if more else ""
-        merged.append(replace(group[0], message=group[0].message + extra))
-    return merged
-
-
-def _panel_plan(built: _Panel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
+def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool = False) -> PanelPlan:
     panel, points, series, separate = built.spec, built.points, built.series, built.separate
-    kind = panel.kind
-    groups = _groups(points, separate and kind != "line", bool(series) and kind != "line")
-    horizontal = (
-        kind in ("range", "interval", "status")
-        or (kind == "bar" and force_horizontal)
-        or (kind == "bar" and layout.bar_is_horizontal(groups, separate, where, _value_px(points)))
+    kind = kind_of(panel.kind)
+    grid = not kind.stacked
+    if grid and len(series) > 1 and not layout.grid_fits(points, len(series), where):
+        # Too many columns for this width (a phone): one row per item and column instead.
+        points = tuple(replace(p, label=f"{p.label} \u2014 {p.series}", series="") for p in points)
+        series = ()
+    groups = _groups(points, separate and kind.name != "line", bool(series) and kind.name != "line")
+    horizontal = (kind.name == "bar" and (force_horizontal or panel.stacked)) or kind.horizontal(
+        groups, separate, where, _value_px(points, built.unit, built.references)
     )
-    if kind == "line":
-        horizontal = False
+    if kind.name == "line":
         groups = [] if built.x_numeric else _categories(points)
-    columns = _status_columns(panel, series) if kind == "status" else ()
+    columns = _status_columns(panel, series) if grid and (series or not panel.columns) else ()
     cell_lines = (
-        [max(len(_state_lines(points[i].state, len(columns), where)) for i in g.points) for g in groups]
-        if kind == "status"
+        [
+            max(len(layout.status_lines(style.badge_text(points[i].state, points[i].tone), max(len(columns), 1),
+                                        where, style.bold_tone(points[i].tone))) for i in g.points)
+            for g in groups
+        ]
+        if grid
         else None
     )
+    least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
     slots, plot_height = layout.place_slots(
-        groups, horizontal, kind != "status", separate and kind != "line", where, cell_lines, _category_prefix(built)
+        groups, horizontal, kind.stacked and not panel.stacked, separate and kind.name != "line", where, cell_lines,
+        _category_prefix(built), least,
     )
-    legend = _legend(kind, points, series, panel.reference, _series_prefix(built))
-    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind == "line" else plot_height)
+    mark_label = panel.mark_label or (f"{_field_name(panel.mark)} as reported" if panel.mark else "")
+    legend = kind.legend(LegendInput(points, series, built.references, _series_prefix(built), mark_label))
+    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind.name == "line" else plot_height)
     return PanelPlan(
         title=panel.title,
-        kind=kind,
+        kind=kind.name,
         horizontal=horizontal,
         unit=built.unit,
-        x_label=_field_name(panel.x) if kind == "line" else "",
+        x_label=(panel.x_label or _field_name(panel.x)) if kind.name == "line" else "",
         x_numeric=built.x_numeric,
         points=points,
         slots=slots,
         series=series,
         columns=columns,
         separate_sources=separate,
-        reference=panel.reference,
+        references=built.references,
         legend=legend,
         box=box,
+        stacked=panel.stacked,
     )
 
 
-def _value_px(points: tuple[Point, ...]) -> list[float]:
+def _value_px(points: tuple[Point, ...], unit: str, references: tuple[Reference, ...]) -> list[float]:
     """Width of each point's value label over a vertical bar ("not reported" for a null)."""
+    labels = value_labels(points, unit, references)
     return [
-        style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else style.display_number(p.value), style.SIZE_VALUE)
-        for p in points
+        style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else text, style.SIZE_VALUE)
+        for p, text in zip(points, labels)
     ]
 
 
@@ -156,7 +106,7 @@ def _field_name(path: str) -> str:
     return path.rpartition(".")[2].replace("_", " ")
 
 
-def _category_prefix(built: _Panel) -> str:
+def _category_prefix(built: BuiltPanel) -> str:
     """``draft tokens: `` when every category is a bare number or boolean, which says nothing alone."""
     panel = built.spec
     if panel.kind == "line" or panel.x == "label" or not built.points:
@@ -166,7 +116,7 @@ def _category_prefix(built: _Panel) -> str:
     return ""
 
 
-def _series_prefix(built: _Panel) -> str:
+def _series_prefix(built: BuiltPanel) -> str:
     """``thinking: `` when a series name is a bare number or boolean (``false`` beside ``adaptive``)."""
     panel = built.spec
     if panel.series is None or not any(_BARE.match(name) for name in built.series):
@@ -179,12 +129,6 @@ def _status_columns(panel: PanelSpec, series: tuple[str, ...]) -> tuple[str, ...
     if series:
         return series
     return () if panel.title or panel.y == "value" else (_field_name(panel.y),)
-
-
-def _state_lines(state: str, columns: int, where: layout.Canvas) -> tuple[str, ...]:
-    if state in style.STATES:
-        return (state,)
-    return layout.status_lines(state, columns, where)
 
 
 def _groups(points: tuple[Point, ...], separate: bool, by_series: bool) -> list[layout.Group]:
@@ -224,31 +168,8 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
     return [layout.Group(label, "", 0, tuple(indices)) for label, indices in order.items()]
 
 
-def _legend(
-    kind: str, points: tuple[Point, ...], series: tuple[str, ...], reference: Any, prefix: str = ""
-) -> tuple[LegendItem, ...]:
-    items = [LegendItem("series", prefix + name, style.series_color(i)) for i, name in enumerate(series)]
-    if kind == "status":
-        return tuple(items)
-    if kind == "range" and any(p.observations for p in points):
-        items += [
-            LegendItem("observation", style.LEGEND_OBSERVATION, style.INK),
-            LegendItem("median", style.LEGEND_MEDIAN, style.INK),
-        ]
-    if kind == "range" and any(p.value is not None for p in points):
-        items.append(LegendItem("value", "reported value", style.INK))
-    if kind == "interval":
-        items.append(LegendItem("value", "estimate as reported", style.INK))
-    whiskers = dict.fromkeys((p.whisker.kind, p.whisker.legend) for p in points if p.whisker is not None)
-    coloured = kind in ("range", "interval") and not series  # their whiskers take the series colour
-    items += [LegendItem(kind_, label, style.PALETTE[0] if coloured else style.INK) for kind_, label in whiskers]
-    if reference is not None:
-        items.append(LegendItem("reference", f"reference ({style.display_number(reference)})", style.MUTED))
-    return tuple(items)
-
-
 def _chart(
-    spec: ChartSpec, panels: list[_Panel], positions: Positions, fence_line: int, where: layout.Canvas
+    spec: ChartSpec, panels: list[BuiltPanel], positions: Positions, fence_line: int, where: layout.Canvas
 ) -> ChartPlan:
     plans = [_panel_plan(built, where) for built in panels]
     if any(p.kind == "bar" and p.horizontal for p in plans):
@@ -291,8 +212,9 @@ def _chart(
 
 
 def _place(plan: PanelPlan, top: int, where: layout.Canvas) -> PanelPlan:
-    above = layout.above_plot(plan.kind, plan.horizontal, len(plan.columns))
-    below = layout.below_plot(plan.kind, plan.horizontal, plan.slots)
+    kind = kind_of(plan.kind)
+    above = kind.above(plan, where)
+    below = kind.below(plan.horizontal, plan.slots)
     box = layout.panel_box(top, plan.title, plan.legend, plan.box.plot_height, above, below, where)
     return replace(plan, box=box)
 

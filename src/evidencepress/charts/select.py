@@ -17,7 +17,7 @@ from ..diagnostics import Problem, error
 from ..model import JsonPath, Positions, dotted
 from ..model import pointer as to_pointer
 from .fieldpath import Missing, get_path, matches, resolve_pointer, split_pointer
-from .model import PanelSpec, PointerSpec, SelectSpec
+from .model import PanelSpec, PointerSpec, SelectSpec, States
 
 RULE = "chart-select"
 
@@ -28,6 +28,9 @@ class Selected:
 
     entry: Mapping[str, Any]
     pointer: str
+    states: States = ()  # status panels: a pointer's own states
+    named: bool = True  # False when a pointer's label falls back to its last segment
+    series: str | None = None  # a pointer's own series
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,9 @@ def _by_pointers(
                 )
             )
         else:
-            picked.append(Selected(_pointed_entry(export, spec, value), spec.pointer))
+            picked.append(Selected(
+                _pointed_entry(export, spec, value), spec.pointer, spec.states, spec.label is not None, spec.series
+            ))
     return (picked, []) if not problems else ([], problems)
 
 
@@ -177,13 +182,12 @@ def _pointed_entry(export: dict[str, Any], spec: PointerSpec, value: Any) -> dic
     segments = split_pointer(spec.pointer)
     parent = resolve_pointer(export, to_pointer(tuple(segments[:-1])))
     entry: dict[str, Any] = {"label": spec.label or segments[-1].replace("_", " "), "value": value}
-    if isinstance(parent, dict):
+    if isinstance(parent, dict) and segments[-1] == "value":  # the parent's unit describes its value only
         if isinstance(parent.get("unit"), str):
             entry["unit"] = parent["unit"]
-        if segments[-1] == "value":
-            for key in ("uncertainty", "statistic", "id"):
-                if key in parent:
-                    entry[key] = parent[key]
+        for key in ("uncertainty", "statistic", "id"):
+            if key in parent:
+                entry[key] = parent[key]
     for depth in range(len(segments) - 1, -1, -1):
         ancestor = resolve_pointer(export, to_pointer(tuple(segments[:depth])))
         if isinstance(ancestor, dict) and isinstance(ancestor.get("source_record_id"), str):

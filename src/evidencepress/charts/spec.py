@@ -12,15 +12,19 @@ from typing import Any
 
 from ..diagnostics import Location, Problem, error
 from ..model import Document, Fence, JsonPath, Positions, dotted
+from ..schemas import SchemaSet
 from ..yamlmap import load_yaml
-from .model import ChartSpec, PanelSpec, PointerSpec, SelectSpec
-from .schema import schema_problems
+from .kinds import KIND_KEYS, registry
+from .model import ChartSpec, ColumnSpec, PanelSpec, PointerSpec, ReferenceSpec, SelectSpec, States, StateSpec
+from .schema import chart_kinds, chart_schema_problems, json_value, non_finite
 
 _FIELD_KEYS = ("x", "y", "series", "interval")
 _LITERAL_HINT = "select entries with select.where / labels / ids / pointers and name their fields with x / y"
 
 
-def parse_spec(fence: Fence, file: str) -> tuple[ChartSpec | None, Document | None, list[Problem]]:
+def parse_spec(
+    fence: Fence, file: str, schemas: SchemaSet
+) -> tuple[ChartSpec | None, Document | None, list[Problem]]:
     """The typed spec of a chart fence, its document (for positions) and the problems found."""
     doc, problems = load_yaml(fence.content, file, fence.content_line, fence.indent)
     if doc is None or problems:
@@ -29,13 +33,14 @@ def parse_spec(fence: Fence, file: str) -> tuple[ChartSpec | None, Document | No
     if not isinstance(doc.value, dict):
         message = "a chart fence holds a YAML mapping (id, kind, title, alt, panels)"
         return None, doc, [error(fence_at, message, "chart-schema")]
-    literal = list(_literals(doc.value, (), doc.positions))
-    skip = frozenset(path for path, _ in literal)
-    problems = [p for _, p in literal] + schema_problems(doc.value, doc.positions, fence.line, skip)
+    value = json_value(doc.value)
+    refused = list(_literals(value, (), doc.positions)) + list(non_finite(value, doc.positions))
+    skip = frozenset(path for path, _ in refused)
+    problems = [p for _, p in refused] + chart_schema_problems(schemas, value, doc.positions, skip)
     if problems:
         return None, doc, problems
-    spec = _build(doc.value)
-    problems = list(_combinations(spec, doc.positions))
+    spec = _build(value)
+    problems = list(_unknown_kinds(spec, doc.positions, schemas)) or list(_combinations(spec, doc.positions))
     return (None if problems else spec), doc, problems
 
 
@@ -51,7 +56,7 @@ def _literals(value: Any, path: JsonPath, positions: Positions) -> Iterator[tupl
         for key, item in value.items():
             child = path + (key,)
             if key == "reference" and _is_panel(path):
-                continue
+                continue  # the one place a chart may hold a number
             if _is_panel(path) and key in _FIELD_KEYS and _is_number(item):
                 yield child, _literal_problem(child, positions, f"{key}: {item} is a number")
             else:
@@ -86,7 +91,8 @@ def _literal_problem(path: JsonPath, positions: Positions, what: str) -> Problem
 
 def _build(value: dict[str, Any]) -> ChartSpec:
     kind = value["kind"]
-    panels = tuple(_panel(index, item, kind) for index, item in enumerate(value["panels"]))
+    names = tuple((value.get("names") or {}).items())
+    panels = tuple(_panel(index, item, kind, names) for index, item in enumerate(value["panels"]))
     return ChartSpec(
         id=value["id"],
         kind=kind,
@@ -97,7 +103,7 @@ def _build(value: dict[str, Any]) -> ChartSpec:
     )
 
 
-def _panel(index: int, item: dict[str, Any], chart_kind: str) -> PanelSpec:
+def _panel(index: int, item: dict[str, Any], chart_kind: str, names: tuple[tuple[str, str], ...]) -> PanelSpec:
     return PanelSpec(
         index=index,
         title=item.get("title", ""),
@@ -107,10 +113,40 @@ def _panel(index: int, item: dict[str, Any], chart_kind: str) -> PanelSpec:
         y=item.get("y", "value"),
         series=item.get("series"),
         interval=item.get("interval"),
-        reference=item.get("reference"),
+        references=_references(item.get("reference")),
         unit=item.get("unit"),
-        states=tuple((str(k), v) for k, v in (item.get("states") or {}).items()),
+        states=states_of(item.get("states")),
+        names=tuple(dict(names, **(item.get("names") or {})).items()),
+        x_label=item.get("x_label"),
+        columns=tuple(
+            ColumnSpec(c["y"], c["title"], states_of(c.get("states"))) for c in item.get("columns") or ()
+        ),
+        mark=item.get("mark"),
+        mark_label=item.get("mark_label"),
+        stacked=bool(item.get("stacked", False)),
         given=frozenset(item),
+    )
+
+
+def states_of(value: dict[str, Any] | None) -> States:
+    """Typed states: a named state (``passed``) or ``{label, tone}``."""
+    named = {"passed": "positive", "failed": "negative", "not run": "neutral", "not reported": "missing"}
+    states: list[tuple[str, StateSpec]] = []
+    for raw, state in (value or {}).items():
+        if isinstance(state, str):
+            states.append((raw, StateSpec(state, named[state])))
+        else:
+            states.append((raw, StateSpec(state["label"], state["tone"])))
+    return tuple(states)
+
+
+def _references(value: Any) -> tuple[ReferenceSpec, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    return tuple(
+        ReferenceSpec(i, item, None, "") if not isinstance(item, dict) else ReferenceSpec(i, None, item["pointer"], item["label"])
+        for i, item in enumerate(items)
     )
 
 
@@ -125,10 +161,10 @@ def _select(item: dict[str, Any]) -> SelectSpec:
     )
 
 
-def _pointer(item: str | dict[str, str]) -> PointerSpec:
+def _pointer(item: str | dict[str, Any]) -> PointerSpec:
     if isinstance(item, str):
         return PointerSpec(item, None)
-    return PointerSpec(item["pointer"], item.get("label"))
+    return PointerSpec(item["pointer"], item.get("label"), states_of(item.get("states")), item.get("series"))
 
 
 # --- keys that do not go together ------------------------------------------
@@ -157,7 +193,7 @@ def _combinations(spec: ChartSpec, positions: Positions) -> Iterator[Problem]:
                     "chart-select",
                     "pointers pick single values by themselves; remove one of the two",
                 )
-            for key in ("x", "y", "series", "interval"):
+            for key in ("x", "y", "series", "interval", "columns"):
                 if key in panel.given:
                     yield _bad(
                         positions,
@@ -171,13 +207,27 @@ def _combinations(spec: ChartSpec, positions: Positions) -> Iterator[Problem]:
         yield from _kind_keys(panel, base, positions)
 
 
+def _unknown_kinds(spec: ChartSpec, positions: Positions, schemas: SchemaSet) -> Iterator[Problem]:
+    """A kind the site's schema allows but no registered kind draws."""
+    known = registry()
+    written: list[tuple[JsonPath, str]] = [(("kind",), spec.kind)]
+    written += [(("panels", p.index, "kind"), p.kind) for p in spec.panels if "kind" in p.given]
+    for path, kind in written:
+        if kind not in known:
+            drawable = ", ".join(k for k in chart_kinds(schemas) if k in known)
+            yield _bad(positions, path, f"no chart kind {kind!r} is registered", "chart-kind", f"use one of {drawable}")
+
+
 def _kind_keys(panel: PanelSpec, base: JsonPath, positions: Positions) -> Iterator[Problem]:
-    owners = {"reference": "interval", "interval": "interval", "states": "status"}
-    for key, kind in owners.items():
-        if key in panel.given and panel.kind != kind:
-            yield _bad(positions, base + (key,), f"{key} applies to {kind} panels, not {panel.kind}", "chart-kind")
-    if panel.kind == "status" and "unit" in panel.given:
-        yield _bad(positions, base + ("unit",), "status panels show states and have no unit", "chart-kind")
+    """Keys that only some kinds read (``reference``, ``states`` …) are refused elsewhere."""
+    accepted = registry()[panel.kind].keys
+    for key in sorted(panel.given & KIND_KEYS - accepted):
+        owners = ", ".join(name for name, kind in registry().items() if key in kind.keys)
+        yield _bad(positions, base + (key,), f"{key} applies to {owners} panels, not {panel.kind}", "chart-kind")
+    if panel.columns and {"y", "series"} & panel.given:
+        key = "y" if "y" in panel.given else "series"
+        yield _bad(positions, base + (key,), f"{key} does not combine with columns", "chart-kind",
+                   "each column names its own y")
 
 
 def _bad(positions: Positions, path: JsonPath, message: str, rule: str, hint: str = "") -> Problem:

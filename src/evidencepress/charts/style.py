@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .. import jsontext
 from . import metrics
 
-RENDERER_VERSION = "3"
+RENDERER_VERSION = "5"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72
@@ -31,24 +32,53 @@ SIZE_VALUE = 10.0
 SIZE_NOTE = 11.0
 SIZE_SOURCE = 10.0
 
-# Okabe & Ito (2008), ordered for contrast on white; yellow last.
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#000000", "#F0E442")
-INK = "#222222"
-MUTED = "#666666"
-GRID = "#DDDDDD"
-NOT_REPORTED = "#767676"
-
-STATES = ("passed", "failed", "not run", "not reported")
-STATE_FILL = {"passed": "#D4EFE6", "failed": "#F9DCCB", "not run": "#E8E8E8", "not reported": "#FFFFFF"}
-STATE_EDGE = {"passed": "#009E73", "failed": "#D55E00", "not run": "#9A9A9A", "not reported": "#9A9A9A"}
-STATE_MARK = {
-    "passed": "\u2713 passed",
-    "failed": "\u2717 failed",
-    "not run": "\u2013 not run",
-    "not reported": "not reported",
+# Every colour has a role; the SVG names it as a CSS custom property (``var(--ep-ink, #222222)``)
+# so that the page's light and dark themes restyle a chart. Light values are drawn; each is
+# unique, so the SVG post-processor can tell the roles apart. (light, dark)
+COLORS: dict[str, tuple[str, str]] = {
+    "bg": ("#FFFFFF", "#181C21"),
+    "ink": ("#222222", "#E3E7EC"),
+    "muted": ("#666666", "#A3ADB9"),
+    "grid": ("#DDDDDD", "#343B44"),
+    "na": ("#767676", "#8F99A5"),
+    "ref": ("#444444", "#C4CBD3"),
+    # Okabe & Ito (2008), ordered for contrast on white, yellow last; lighter on dark.
+    "s1": ("#0072B2", "#4FA6E3"),
+    "s2": ("#E69F00", "#E8A820"),
+    "s3": ("#009E73", "#2FBF93"),
+    "s4": ("#D55E00", "#F0803A"),
+    "s5": ("#CC79A7", "#DC95BE"),
+    "s6": ("#56B4E9", "#86CDF3"),
+    "s7": ("#000000", "#F2F2F2"),
+    "s8": ("#F0E442", "#F3EA6A"),
+    "positive": ("#00875F", "#45C79F"),
+    "positive-fill": ("#DDF2EA", "#17372D"),
+    "negative": ("#C0530A", "#F39A62"),
+    "negative-fill": ("#FBE4D6", "#43271A"),
+    "neutral": ("#8A8A8A", "#97A1AC"),
+    "neutral-fill": ("#EFEFEF", "#272D35"),
 }
-OTHER_STATE_FILL = "#E3F1FA"
-OTHER_STATE_EDGE = "#56B4E9"
+BG, INK, MUTED, GRID, NOT_REPORTED, REFERENCE = (COLORS[k][0] for k in ("bg", "ink", "muted", "grid", "na", "ref"))
+PALETTE = tuple(COLORS[f"s{i}"][0] for i in range(1, 9))
+REFERENCE_COLORS = (REFERENCE,)
+REFERENCE_DASHES = ((0, (5, 3)), (0, (1.5, 2)), (0, (7, 2, 1.5, 2)), (0, (3, 1.5)), (0, (9, 3)), (0, (1, 1)))
+
+TONES = ("positive", "negative", "neutral", "missing")
+TONE_FILL = {"positive": COLORS["positive-fill"][0], "negative": COLORS["negative-fill"][0],
+             "neutral": COLORS["neutral-fill"][0], "missing": BG}
+TONE_EDGE = {"positive": COLORS["positive"][0], "negative": COLORS["negative"][0],
+             "neutral": COLORS["neutral"][0], "missing": COLORS["neutral"][0]}
+def badge_text(state: str, tone: str) -> str:
+    """A status cell's text: the tone's mark, then the state as the chart names it."""
+    mark = TONE_MARK.get(tone, "")
+    return f"{mark} {state}" if mark else state
+
+
+def bold_tone(tone: str) -> bool:
+    return tone in ("positive", "negative")
+
+
+TONE_MARK = {"positive": "\u2713", "negative": "\u2717", "neutral": "\u2013", "missing": ""}
 
 LEGEND_SD = "\u00b11 SD as reported"
 LEGEND_RANGE = "observed range, not a CI"
@@ -121,24 +151,30 @@ def _parts(word: str, fits: Callable[[str], bool]) -> list[str]:
     return parts
 
 
-def display_number(value: float | int) -> str:
-    """A number as printed on a chart: up to 6 significant digits, no exponent."""
+def display_number(value: float) -> str:
+    """A number as printed on a chart: its literal as authored (``68.0`` stays ``68.0``, never
+    rounded, never more digits), with thousands separators and a true minus sign."""
     if isinstance(value, bool):
         return str(value).lower()
-    if isinstance(value, int) or (float(value).is_integer() and abs(value) < 1e15):
-        text = f"{int(value):,}" if abs(value) >= 10_000 else str(int(value))
-    else:
-        text = f"{value:.6g}" if _significant(value) <= 6 else f"{value:.4g}"
-        if "e" in text and abs(value) >= 1:
-            text = f"{value:,.0f}"
-    return text.replace("-", "\u2212")
+    return group_digits(jsontext.number_text(value))
+
+
+def group_digits(literal: str) -> str:
+    """``17235.9`` -> ``17,235.9``; ``-1200`` -> ``−1,200``; exponents and fractions untouched."""
+    sign, body = ("\u2212", literal[1:]) if literal.startswith("-") else ("", literal)
+    head, dot, tail = body.partition(".")
+    if "e" in head.lower() or not head.isdigit():
+        return sign + body.replace("-", "\u2212")
+    if len(head) > 3:
+        head = f"{int(head):,}" if not head.startswith("0") else head
+    return sign + head + dot + tail.replace("-", "\u2212")
+
+
+def significant_digits(literal: str) -> int:
+    """Significant digits of a number's literal: ``0.00828`` -> 3, ``-0.6065200909780136`` -> 16."""
+    mantissa = literal.lstrip("-+").lower().split("e")[0]
+    return len(mantissa.replace(".", "").lstrip("0")) or 1
 
 
 def series_color(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
-
-
-def _significant(value: float) -> int:
-    """Significant digits of a float as authored (its shortest repr)."""
-    mantissa = repr(float(value)).lstrip("-").split("e")[0]
-    return len(mantissa.replace(".", "").lstrip("0"))

@@ -17,7 +17,9 @@ from .model import Whisker
 
 def is_number(value: Any) -> bool:
     """A finite JSON number (booleans are not numbers; NaN and Infinity are not JSON)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return isinstance(value, int) or math.isfinite(value)  # an int of any size is finite (isfinite would overflow)
 
 
 def authored(value: Any) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from ..diagnostics import Problem
 from .entry import Context, Extracted, describe, display_text, entry_name, ident_of, row_label, statistic_of, unit_text
 from .fieldpath import Missing, get_path, parent_path
+from .kinds import kind_of
 from .model import ChartRow, Point, Whisker
 from .observations import observations
 from .select import Selected
@@ -34,23 +35,37 @@ def extract(item: Selected, ctx: Context) -> tuple[Extracted | None, list[Proble
         if isinstance(value, (list, dict)):
             message = f"{key} ({path}) of {entry_name(item)} is not a single value"
             return None, [ctx.problem(key, message, "chart-select")]
-    label = display_text(x)
+    label = shown_text(display_text(x), panel.names)
     holder = _holder(item.entry, panel.y)
-    unit = holder.get("unit") if isinstance(holder.get("unit"), str) else item.entry.get("unit")
-    common = dict(
-        label=label,
-        series="" if series is None and panel.series is None else display_text(series),
-        source=str(item.entry.get("source_record_id") or ""),
-        ident=ident_of(item.entry, label),
-    )
-    kind = panel.kind
-    if kind == "status":
+    unit = _unit(item.entry, holder, panel.y)
+    common: dict[str, Any] = {
+        "label": label,
+        "series": item.series if item.series is not None else (
+            "" if series is None and panel.series is None else shown_text(display_text(series), panel.names)
+        ),
+        "source": str(item.entry.get("source_record_id") or ""),
+        "ident": ident_of(item.entry, label),
+    }
+    mode = kind_of(panel.kind).values
+    if mode == "state":
         result, problems = status_point(item, y, common, ctx)
-    elif kind == "range" and isinstance(y, list):
+    elif mode == "observations" or (mode == "range" and isinstance(y, list)):
         result, problems = observations(item, y, common, unit, ctx)
     else:
         result, problems = _single(item, y, x, common, unit, holder, ctx)
     return (replace(result, x=x) if result else None), problems
+
+
+def shown_text(raw: str, names: tuple[tuple[str, str], ...]) -> str:
+    """What the chart shows for a raw category or series text: the author's name for it, if any."""
+    return next((shown for key, shown in names if key == raw), raw)
+
+
+def _unit(entry: Mapping[str, Any], holder: Mapping[str, Any], y: str) -> Any:
+    """An entry's unit describes its ``value`` only: any other field (``conditions.peak_gib``) has none."""
+    if y.rpartition(".")[2] != "value":
+        return None
+    return holder.get("unit") if isinstance(holder.get("unit"), str) else entry.get("unit")
 
 
 def _single(
@@ -172,7 +187,7 @@ def _interval(
                 )
             ],
         )
-    return Whisker("interval", f"interval as reported ({path})", low=pair[0], high=pair[1]), "", []
+    return Whisker("interval", "interval as reported", low=pair[0], high=pair[1]), "", []
 
 
 def _row(

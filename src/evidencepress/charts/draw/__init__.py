@@ -1,48 +1,52 @@
 """Draw a ChartPlan to SVG bytes with matplotlib's object API.
 
 No pyplot and no global state: one ``Figure`` per chart, every setting inside
-``rc_context``, the Agg canvas for text measurement. The SVG is byte-identical
-across runs, processes and machines: fixed hash salt, no date, glyphs as
-paths from the DejaVu Sans bundled with matplotlib.
+``rc_context``, the Agg canvas for text measurement. Text is real SVG text,
+laid out with the DejaVu Sans bundled with matplotlib (the font the site
+ships); ``svg.finish`` turns colours into CSS custom properties and makes ids
+unique per chart. The SVG is byte-identical across runs, processes and
+machines: fixed hash salt, no date.
 """
 
 from __future__ import annotations
 
 import io
-from collections.abc import Callable
 from typing import Any
 
 import matplotlib
+from cycler import cycler
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from .. import style
+from ..kinds import kind_of
 from ..model import ChartPlan, PanelPlan
-from . import bar, common, interval, line, rangeplot, status
+from ..svg import finish
+from . import common
+from .legends import legend
 
 RC: dict[Any, Any] = {
     "font.family": [style.FONT_FAMILY],
     "font.size": style.SIZE_TICK,
     "text.parse_math": False,
     "axes.unicode_minus": True,
-    "svg.fonttype": "path",
+    "svg.fonttype": "none",
     "svg.hashsalt": "evidencepress",
     "svg.id": None,
     "figure.dpi": 72,
     "savefig.dpi": 72,
-    "savefig.facecolor": "white",
+    "savefig.facecolor": style.BG,
     "path.simplify": False,
     "lines.solid_capstyle": "butt",
     "legend.frameon": False,
-}
-
-# A kind may return a finisher: work that needs the axes' final position (after alignment).
-_KINDS: dict[str, Callable[[Figure, common.Frame, PanelPlan], Callable[[], None] | None]] = {
-    "bar": bar.draw,
-    "line": line.draw,
-    "range": rangeplot.draw,
-    "interval": interval.draw,
-    "status": status.draw,
+    # Every colour explicit: matplotlib leaves black text unstyled, which no theme could restyle.
+    "text.color": style.INK,
+    "axes.labelcolor": style.INK,
+    "axes.edgecolor": style.MUTED,
+    "xtick.color": style.INK,
+    "ytick.color": style.INK,
+    "legend.labelcolor": style.INK,
+    "axes.prop_cycle": cycler(color=[style.INK]),  # e.g. the fill of error bar caps
 }
 
 
@@ -52,13 +56,13 @@ def draw_chart(plan: ChartPlan) -> bytes:
         fig = figure(plan)
         out = io.BytesIO()
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
-    return out.getvalue()
+    return finish(out.getvalue(), plan)
 
 
 def figure(plan: ChartPlan) -> Figure:
     """The drawn Figure of ``plan`` (call inside ``rc_context(RC)``)."""
     frame = common.Frame(plan.width, plan.height, common.label_column(plan.panels))
-    fig = Figure(figsize=(plan.width / style.PX_PER_IN, plan.height / style.PX_PER_IN), facecolor="white")
+    fig = Figure(figsize=(plan.width / style.PX_PER_IN, plan.height / style.PX_PER_IN), facecolor=style.BG)
     FigureCanvasAgg(fig)
     for number, text in enumerate(plan.title_lines):
         fig.text(
@@ -73,13 +77,13 @@ def figure(plan: ChartPlan) -> Figure:
     finishers = []
     for panel in plan.panels:
         _panel_title(fig, frame, panel)
-        common.legend(fig, frame, panel)
-        finish = _KINDS[panel.kind](fig, frame, panel)
-        if finish is not None:
-            finishers.append(finish)
+        legend(fig, frame, panel)
+        later = kind_of(panel.kind).draw(fig, frame, panel)
+        if later is not None:
+            finishers.append(later)
     common.align_vertical(fig)
-    for finish in finishers:
-        finish()
+    for later in finishers:
+        later()
     for number, text in enumerate(plan.note_lines):
         emphasis = "bold" if text == style.SEPARATE_SOURCES else "normal"
         fig.text(

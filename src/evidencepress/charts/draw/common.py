@@ -14,18 +14,22 @@ from typing import Any, Literal
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
-from matplotlib.legend_handler import HandlerLine2D
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch
-from matplotlib.patheffects import withStroke
+from matplotlib.patches import FancyBboxPatch, Rectangle
 from matplotlib.textpath import text_to_path
-from matplotlib.ticker import Formatter, MaxNLocator
+from matplotlib.ticker import Formatter, MaxNLocator, NullLocator
 
 from .. import style
-from ..model import LegendItem, PanelPlan, Point
+from ..model import PanelPlan, Point, Reference
+from ..units import axis_scale
+from ..units import value_labels as units_value_labels
+
+__all__ = ["FancyBboxPatch", "NullLocator", "Rectangle"]  # re-exported for the kinds (through ``charts.mpl``)
 
 WHISKER_KINDS = ("sd", "range", "ci", "interval")
-HALO = [withStroke(linewidth=3, foreground="white")]  # keeps a value label legible over gridlines
+# Artists whose gid starts with "ep-" become a class in the SVG (see ``svg.py``): value labels get a halo
+# in the background colour (CSS paint-order), so they stay legible over gridlines in either theme.
+HALO = "ep-halo"
 VERTICAL = "vertical value axis"  # label of the axes whose left edges are aligned
 
 
@@ -47,7 +51,7 @@ class Frame:
         return left / self.width, 1 - (top + height) / self.height, width / self.width, height / self.height
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4096)
 def measure(text: str, size: float, bold: bool = False) -> float:
     """Width in px of ``text`` (widest line) as drawn in the bundled font."""
     prop = FontProperties(family=style.FONT_FAMILY, size=size, weight="bold" if bold else "normal")
@@ -70,30 +74,40 @@ def add_axes(fig: Figure, frame: Frame, left: float, top: float, width: float, h
         ax.spines[side].set_color(style.MUTED)
         ax.spines[side].set_linewidth(0.8)
     ax.tick_params(colors=style.INK, labelsize=style.SIZE_TICK, length=3, width=0.8)
-    ax.set_facecolor("white")
+    ax.set_facecolor(style.BG)
     return ax
 
 
-_LARGE = ((10**12, "trillions"), (10**9, "billions"), (10**6, "millions"))
-
-
-def large_scale(panel: PanelPlan) -> tuple[int, str]:
-    """(10**9, "billions") when the panel's values reach ten million, else (1, "").
-
-    Ticks then read ``0 50 100 150`` under ``bytes (billions)`` instead of
-    ``150,000,000,000``. Only the value axis changes: value labels keep the authored digits.
-    """
-    low, high = extent(panel.points, include_zero=True)
-    top = max(abs(low), abs(high))
-    if top < 10**7:
-        return 1, ""
-    return next((scale, word) for scale, word in _LARGE if top >= scale)
+def large_scale(panel: PanelPlan) -> tuple[float, str]:
+    """(divisor, axis title) of the value axis: ``(1e9, "GB")`` for bytes up to 113,556,639,424;
+    ``(1, unit)`` when the values read well as they are. Only ticks are divided; value labels keep
+    the authored digits and then carry their unit."""
+    low, high = extent(panel.points, include_zero=True, references=panel.references)
+    return axis_scale(panel.unit, max(abs(low), abs(high)))
 
 
 def axis_unit(panel: PanelPlan) -> str:
-    """The value axis title: the unit, with the scale of its ticks when there is one."""
-    word = large_scale(panel)[1]
-    return f"{panel.unit} ({word})" if word else panel.unit
+    """The value axis title: the unit, or the prefixed unit its ticks are in."""
+    return large_scale(panel)[1]
+
+
+def value_labels(panel: PanelPlan) -> list[str]:
+    """The text printed by each point (see ``units.value_labels``)."""
+    return units_value_labels(panel.points, panel.unit, panel.references)
+
+
+def value_text(ax: Axes, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:
+    """A value label next to its mark, with the background halo."""
+    ax.annotate(text, xy, xytext=offset, textcoords="offset points", fontsize=style.SIZE_VALUE, color=style.INK,
+                annotation_clip=False, gid=HALO, **align)
+
+
+def reference_lines(ax: Axes, panel: PanelPlan, horizontal: bool) -> None:
+    """Each reference as a dashed line across the plot (its legend entry names it)."""
+    for index, reference in enumerate(panel.references):
+        dashes = style.REFERENCE_DASHES[index % len(style.REFERENCE_DASHES)]
+        line = ax.axvline if horizontal else ax.axhline
+        line(float(reference.value), color=style.REFERENCE, linewidth=1.4, linestyle=dashes, zorder=4)
 
 
 class TickFormatter(Formatter):
@@ -102,7 +116,7 @@ class TickFormatter(Formatter):
 
     ticks: Sequence[float] = ()
 
-    def __init__(self, scale: int = 1) -> None:
+    def __init__(self, scale: float = 1) -> None:
         self.scale = scale
 
     def set_locs(self, locs: Sequence[float]) -> None:
@@ -112,24 +126,37 @@ class TickFormatter(Formatter):
         return tick_text(x, self.ticks or [x], self.scale)
 
 
-def tick_text(value: float, ticks: Sequence[float], scale: int = 1) -> str:
+def tick_text(value: float, ticks: Sequence[float], scale: float = 1) -> str:
+    """A tick position (not a data value): as few decimals as tell every tick exactly
+    (``1.5`` beside ``3``), thousands separators, a true minus sign."""
     if scale != 1:
-        value, ticks = round(value / scale, 9), [round(t / scale, 9) for t in ticks]
-    top = max((abs(t) for t in ticks), default=0.0)
-    if top >= 10_000 and float(value).is_integer():
-        return f"{int(value):,}".replace("-", "\u2212")
-    return style.display_number(value)
+        value, ticks = value / scale, [t / scale for t in ticks]
+    decimals = next((d for d in range(10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
+    text = f"{value:,.{decimals}f}"
+    if text.lstrip("-").strip("0.,") == "":
+        text = "0"
+    return text.replace("-", "\u2212")
 
 
-class FittingLocator(MaxNLocator):
-    """``MaxNLocator`` that takes fewer ticks when the labels of a horizontal value axis would
+class ScaledLocator(MaxNLocator):
+    """``MaxNLocator`` that picks round ticks in the axis' display unit (whole GiB, not 10**7 KiB)."""
+
+    def __init__(self, nbins: int, scale: float = 1) -> None:
+        super().__init__(nbins=nbins)
+        self.scale = scale
+
+    def tick_values(self, vmin: float, vmax: float) -> Any:
+        return [tick * self.scale for tick in super().tick_values(vmin / self.scale, vmax / self.scale)]
+
+
+class FittingLocator(ScaledLocator):
+    """A locator that takes fewer ticks when the labels of a horizontal value axis would
     not fit its width (a narrow figure with long numbers)."""
 
-    def __init__(self, nbins: int, axis_px: float, scale: int) -> None:
-        super().__init__(nbins=nbins)
+    def __init__(self, nbins: int, axis_px: float, scale: float) -> None:
+        super().__init__(nbins, scale)
         self.most = nbins
         self.axis_px = axis_px
-        self.scale = scale
 
     def tick_values(self, vmin: float, vmax: float) -> Any:
         for nbins in range(self.most, 1, -1):
@@ -153,7 +180,7 @@ def value_axis(ax: Axes, which: Literal["x", "y"], panel: PanelPlan, axis_px: fl
     if which == "x" and axis_px:
         axis.set_major_locator(FittingLocator(6, axis_px, scale))
     else:
-        axis.set_major_locator(MaxNLocator(nbins=6 if which == "x" else 5))
+        axis.set_major_locator(ScaledLocator(6 if which == "x" else 5, scale))
     axis.set_major_formatter(TickFormatter(scale))
     ax.grid(True, axis=which, color=style.GRID, linewidth=0.8)
     ax.set_axisbelow(True)
@@ -174,11 +201,11 @@ def unit_label(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
 def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
     """Category tick labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
     if which == "y":
-        ax.set_yticks(list(positions), list(labels), linespacing=1.2)
+        ax.set_yticks(list(positions), list(labels))
         ax.tick_params(axis="y", length=0, pad=8)
         ax.spines["left"].set_visible(False)
     else:
-        ax.set_xticks(list(positions), list(labels), linespacing=1.2)
+        ax.set_xticks(list(positions), list(labels))
         ax.tick_params(axis="x", length=0, pad=6)
 
 
@@ -192,9 +219,12 @@ def padded_limits(low: float, high: float, axes_px: float, before_px: float, aft
     return low - before_px * scale, high + after_px * scale
 
 
-def extent(points: Sequence[Point], include_zero: bool) -> tuple[float, float]:
-    """The smallest and largest drawn value (whiskers and observations included)."""
+def extent(
+    points: Sequence[Point], include_zero: bool, references: Sequence[Reference] = ()
+) -> tuple[float, float]:
+    """The smallest and largest drawn value (whiskers, observations and reference lines included)."""
     values: list[float] = [0.0] if include_zero else []
+    values += [float(r.value) for r in references]
     for point in points:
         if point.value is not None:
             values.append(float(point.value))
@@ -223,10 +253,13 @@ def whisker_offsets(point: Point) -> tuple[list[float], list[float]] | None:
 def error_bar(ax: Axes, at: float, value: float, offsets: tuple[list[float], list[float]], *,
               horizontal: bool, zorder: int = 3) -> None:
     """The reported SD or observed range of one bar or point, in the one style all kinds share."""
-    x, y = ([value], [at]) if horizontal else ([at], [value])
-    spread = {"xerr" if horizontal else "yerr": [offsets[0], offsets[1]]}
-    ax.errorbar(x, y, **spread, fmt="none", ecolor=style.INK, elinewidth=1.2, capsize=3.5, capthick=1.2,
-                zorder=zorder)
+    spread = [offsets[0], offsets[1]]
+    look: dict[str, Any] = {"fmt": "none", "ecolor": style.INK, "elinewidth": 1.2, "capsize": 3.5, "capthick": 1.2,
+                            "zorder": zorder}
+    if horizontal:
+        ax.errorbar([value], [at], xerr=spread, **look)
+    else:
+        ax.errorbar([at], [value], yerr=spread, **look)
 
 
 def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
@@ -236,14 +269,14 @@ def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
         [y],
         marker="D",
         markersize=6,
-        markerfacecolor="white",
+        markerfacecolor=style.BG,
         markeredgecolor=style.NOT_REPORTED,
         markeredgewidth=1.2,
         linestyle="none",
         zorder=4,
         clip_on=False,
     )
-    align: dict[str, Any] = dict(ha="left", va="center") if horizontal else dict(ha="center", va="bottom")
+    align: dict[str, Any] = {"ha": "left", "va": "center"} if horizontal else {"ha": "center", "va": "bottom"}
     offset = (7, 0) if horizontal else (0, 7)
     ax.annotate(
         style.LEGEND_NOT_REPORTED,
@@ -286,50 +319,6 @@ def source_headers(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
             color=style.MUTED,
             fontstyle="italic",
         )
-
-
-def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    """The panel's legend rows, left-aligned under its title."""
-    top = panel.box.top + len(panel.box.title_lines) * style.PANEL_TITLE_LINE
-    for number, row in enumerate(panel.box.legend_rows):
-        items = [panel.legend[i] for i in row]
-        handles = [_handle(item, panel.kind) for item in items]
-        whisker = HandlerLine2D(numpoints=2)
-        handler_map = {h: whisker for h, item in zip(handles, items) if item.kind in WHISKER_KINDS}
-        fig.legend(
-            handles,
-            [item.label for item in items],
-            loc="upper left",
-            ncols=len(items),
-            frameon=False,
-            bbox_to_anchor=(frame.x(style.PAD_X - 2), frame.y(top + number * style.LEGEND_ROW + 1)),
-            fontsize=style.SIZE_LEGEND,
-            handlelength=1.8,
-            handletextpad=0.5,
-            columnspacing=1.4,
-            borderaxespad=0,
-            borderpad=0,
-            numpoints=1,
-            handler_map=handler_map,
-        )
-
-
-def _handle(item: LegendItem, kind: str) -> Patch | Line2D:
-    if item.kind == "series":
-        if kind == "bar":
-            return Patch(facecolor=item.color, edgecolor="none")
-        return Line2D([], [], color=item.color, marker="o", markersize=6, linewidth=2 if kind == "line" else 0)
-    if item.kind in WHISKER_KINDS:
-        return Line2D([], [], color=item.color, linewidth=1.2, marker="|", markersize=8, markeredgewidth=1.2)
-    if item.kind == "observation":
-        return Line2D(
-            [], [], linestyle="none", marker="o", markersize=6, markerfacecolor="none", markeredgecolor=style.INK
-        )
-    if item.kind == "median":
-        return Line2D([], [], linestyle="none", marker="|", markersize=13, markeredgewidth=2.2, color=style.INK)
-    if item.kind == "reference":
-        return Line2D([], [], color=style.MUTED, linewidth=1.2, linestyle=(0, (4, 3)))
-    return Line2D([], [], linestyle="none", marker="o", markersize=6, color=style.INK)
 
 
 def fit_left(ax: Axes, frame: Frame, top: float, height: float) -> float:

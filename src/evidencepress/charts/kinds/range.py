@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
 
-from .. import style
-from ..model import PanelPlan, Point
-from .common import Frame, extent, horizontal_axes, not_reported, padded_limits, series_color, stacked
+from .. import layout, style
+from .. import mpl as d
+from ..legend import reference_items, series_items, whisker_items
+from ..model import LegendItem, PanelPlan, Point
+from . import Kind, LegendInput
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..draw.common import Frame
 
 
 def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    ax, width = horizontal_axes(fig, frame, panel)
-    low, high = extent(panel.points, include_zero=False)
+    ax, width = d.horizontal_axes(fig, frame, panel)
+    low, high = d.extent(panel.points, include_zero=False, references=panel.references)
     reported = [p for p in panel.points if p.value is not None or p.observations]
-    ax.set_xlim(*padded_limits(low, high, width, 16, 16))
-    for index, y in stacked(panel):
+    ax.set_xlim(*d.padded_limits(low, high, width, 16, 16))
+    for index, y in d.stacked(panel):
         point = panel.points[index]
         if point.value is None and not point.observations:
-            not_reported(ax, ax.get_xlim()[0], y, horizontal=True)
+            d.not_reported(ax, ax.get_xlim()[0], y, horizontal=True)
         else:
             _point(ax, panel, point, y)
+    d.reference_lines(ax, panel, horizontal=True)
     if not reported:
         ax.set_xticks([])
 
 
 def _point(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
-    color = series_color(panel, point)
+    color = d.series_color(panel, point)
     if point.whisker is not None:
         low, high = point.whisker.bounds(point.value if point.value is not None else 0)
         ax.plot([low, high], [y, y], color=color, linewidth=2.2, solid_capstyle="butt", zorder=2)
@@ -59,3 +67,29 @@ def _point(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
         )
     if point.value is not None:
         ax.plot([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=4)
+
+
+def legend(given: LegendInput) -> tuple[LegendItem, ...]:
+    items = series_items(given.series, given.series_prefix)
+    if any(p.observations for p in given.points):
+        items += [
+            LegendItem("observation", style.LEGEND_OBSERVATION, style.INK),
+            LegendItem("median", style.LEGEND_MEDIAN, style.INK),
+        ]
+    if any(p.value is not None for p in given.points):
+        items.append(LegendItem("value", "reported value", style.INK))
+    items += whisker_items(given.points, coloured=not given.series)
+    return tuple(items + reference_items(given.references))
+
+
+KIND = Kind(
+    name="range",
+    keys=frozenset({"reference", "unit"}),
+    values="range",
+    horizontal=layout.always_horizontal,
+    stacked=True,
+    legend=legend,
+    above=layout.unit_above,
+    below=lambda horizontal, slots: layout.axis_below(horizontal, slots),
+    draw=draw,
+)

@@ -2,31 +2,22 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
-from matplotlib.ticker import NullLocator
+from .. import layout, style
+from .. import mpl as d
+from ..legend import reference_items, series_items, whisker_items
+from ..model import LegendItem, PanelPlan, Point
+from . import Kind, LegendInput
 
-from .. import style
-from ..model import PanelPlan, Point
-from .common import (
-    HALO,
-    Frame,
-    add_axes,
-    error_bar,
-    categories_on,
-    extent,
-    fit_left,
-    measure,
-    not_reported,
-    padded_limits,
-    series_color,
-    unit_label,
-    value_axis,
-    whisker_offsets,
-)
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..draw.common import Frame
 
 LOG_RATIO = 8  # numeric x spanning this factor or more is drawn on a log-2 axis
 MAX_LABELLED = 10  # a single line with at most this many points has its values printed
@@ -35,7 +26,7 @@ MAX_LABELLED = 10  # a single line with at most this many points has its values 
 def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> Callable[[], None] | None:
     """Draw the panel; returns the value labels to place once the axes have their final position."""
     box = panel.box
-    ax = add_axes(fig, frame, style.PAD_X + 60, box.plot_top, frame.width - 2 * style.PAD_X - 60, box.plot_height)
+    ax = d.add_axes(fig, frame, style.PAD_X + 60, box.plot_top, frame.width - 2 * style.PAD_X - 60, box.plot_height)
     xs = {id(p): _x(panel, p) for p in panel.points}
     log = _use_log(panel)
     if log:
@@ -46,26 +37,28 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> Callable[[], None] | No
         ax.plot(
             [xs[id(p)] for p in ordered],
             values,
-            color=series_color(panel, ordered[0]),
+            color=d.series_color(panel, ordered[0]),
             linewidth=2,
             marker="o",
             markersize=5.5,
             zorder=3,
         )
         for point in ordered:
-            offsets = whisker_offsets(point)
+            offsets = d.whisker_offsets(point)
             if offsets and point.value is not None:
-                error_bar(ax, xs[id(point)], point.value, offsets, horizontal=False, zorder=4)
+                d.error_bar(ax, xs[id(point)], point.value, offsets, horizontal=False, zorder=4)
     labelled = len(_lines(panel)) == 1 and len(panel.points) <= MAX_LABELLED
-    low, high = extent(panel.points, include_zero=all(v >= 0 for v in extent(panel.points, False)))
-    ax.set_ylim(*padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))
-    value_axis(ax, "y", panel)
-    fit_left(ax, frame, box.plot_top, box.plot_height)
+    low, high = d.extent(panel.points, include_zero=all(v >= 0 for v in d.extent(panel.points, False)),
+                         references=panel.references)
+    ax.set_ylim(*d.padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))
+    d.value_axis(ax, "y", panel)
+    d.fit_left(ax, frame, box.plot_top, box.plot_height)
     _x_axis(ax, panel, xs, log, labelled)
+    d.reference_lines(ax, panel, horizontal=False)
     for point in panel.points:
         if point.value is None:
-            not_reported(ax, xs[id(point)], ax.get_ylim()[0], horizontal=False)
-    unit_label(fig, frame, panel)
+            d.not_reported(ax, xs[id(point)], ax.get_ylim()[0], horizontal=False)
+    d.unit_label(fig, frame, panel)
     return (lambda: _value_labels(ax, panel, xs)) if labelled else None
 
 
@@ -92,7 +85,7 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
     segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
     for line in _lines(panel):
         ordered = sorted(line, key=lambda p: xs[id(p)])
-        for a, b in zip(ordered, ordered[1:]):
+        for a, b in itertools.pairwise(ordered):
             if a.value is not None and b.value is not None:  # a null breaks the line
                 (ax0, ay0), (ax1, ay1) = to_px((xs[id(a)], a.value)), to_px((xs[id(b)], b.value))
                 segments.append(((ax0, ay0), (ax1, ay1)))
@@ -104,11 +97,10 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
     inside = ax.get_window_extent()
     bounds: Box = (inside.x0 + 3, inside.y0, inside.x1 + 2, inside.y1 + 22)  # clear of the y axis
     placed: list[Box] = []
-    for point in panel.points:
-        if point.value is None:
+    for point, text in zip(panel.points, d.value_labels(panel)):
+        if point.value is None or not text:
             continue
-        text = style.display_number(point.value)
-        width = measure(text, style.SIZE_VALUE) / style.PX_PER_PT
+        width = d.measure(text, style.SIZE_VALUE) / style.PX_PER_PT
         height = style.SIZE_VALUE * 1.15
         low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
         x = xs[id(point)]
@@ -138,7 +130,7 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
             fontsize=style.SIZE_VALUE,
             color=style.INK,
             annotation_clip=False,
-            path_effects=HALO,
+            gid=d.HALO,
         )
 
 
@@ -209,7 +201,7 @@ def _has_null(panel: PanelPlan) -> bool:
 def _label_px(panel: PanelPlan, xs: dict[int, float], x: float) -> float:
     """The widest value label printed at ``x``."""
     texts = [style.display_number(p.value) for p in panel.points if p.value is not None and xs[id(p)] == x]
-    return max((measure(t, style.SIZE_VALUE) for t in texts), default=0.0)
+    return max((d.measure(t, style.SIZE_VALUE) for t in texts), default=0.0)
 
 
 def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool, labelled: bool) -> None:
@@ -217,25 +209,25 @@ def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool, labelle
     ax.set_xlabel(label, fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
     if not panel.x_numeric:
         ax.set_xlim(-0.5, len(panel.slots) - 0.5)
-        categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
+        d.categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
         return
     values = sorted(set(xs.values()))
     # 5% of the axis each side; more where the last tick label would overhang the figure, or
     # where a value label centred over the first or last point would cross the axis.
     axes_px = ax.get_window_extent().width * style.PX_PER_PT
-    last = measure(style.display_number(_authored(values[-1], panel)), style.SIZE_TICK)
+    last = d.measure(style.display_number(_authored(values[-1], panel)), style.SIZE_TICK)
     before, after = 0.05 * axes_px, max(0.05 * axes_px, last / 2 - style.PAD_X + 6)
     if labelled:
         before = max(before, _label_px(panel, xs, values[0]) / 2 + 12)
         after = max(after, _label_px(panel, xs, values[-1]) / 2 + 4)
     if log:
-        low, high = padded_limits(math.log2(values[0]), math.log2(values[-1]), axes_px, before, after)
+        low, high = d.padded_limits(math.log2(values[0]), math.log2(values[-1]), axes_px, before, after)
         ax.set_xlim(2**low, 2**high)
     else:
-        ax.set_xlim(*padded_limits(values[0], values[-1], axes_px, before, after))
+        ax.set_xlim(*d.padded_limits(values[0], values[-1], axes_px, before, after))
     shown = _spaced(ax, values)
     ax.set_xticks(shown, [style.display_number(_authored(v, panel)) for v in shown])
-    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_minor_locator(d.NullLocator())
 
 
 def _spaced(ax: Axes, values: list[float]) -> list[float]:
@@ -244,7 +236,7 @@ def _spaced(ax: Axes, values: list[float]) -> list[float]:
     right_edge = -math.inf
     for value in values:
         px = ax.transData.transform((value, 0))[0]
-        half = measure(style.display_number(value), style.SIZE_TICK) / 2 * (72 / 96)
+        half = d.measure(style.display_number(value), style.SIZE_TICK) / 2 * (72 / 96)
         if px - half >= right_edge + 6:
             kept.append(value)
             right_edge = px + half
@@ -254,3 +246,21 @@ def _spaced(ax: Axes, values: list[float]) -> list[float]:
 def _authored(value: float, panel: PanelPlan) -> float | int:
     """The x as the export wrote it (an integer stays an integer)."""
     return next((p.x for p in panel.points if p.x is not None and float(p.x) == value), value)
+
+
+def legend(given: LegendInput) -> tuple[LegendItem, ...]:
+    items = series_items(given.series, given.series_prefix) + whisker_items(given.points, coloured=False)
+    return tuple(items + reference_items(given.references))
+
+
+KIND = Kind(
+    name="line",
+    keys=frozenset({"reference", "unit", "x_label"}),
+    values="number",
+    horizontal=layout.never_horizontal,
+    stacked=True,
+    legend=legend,
+    above=layout.unit_above,
+    below=lambda horizontal, slots: layout.axis_below(horizontal, slots, axis_title=True),
+    draw=draw,
+)

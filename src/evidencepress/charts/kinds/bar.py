@@ -1,0 +1,161 @@
+"""Bar panels: one bar per entry, grouped by series, error bars only from the data,
+limits and capacities as reference lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .. import layout, style
+from ..legend import reference_items, series_items, whisker_items
+from ..model import LegendItem, PanelPlan, Point
+from . import Kind, LegendInput
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..draw.common import Frame
+
+BAR_FILL = 0.78  # share of a vertical slot covered by its bars
+MAX_BAR_PX = 96  # widest vertical bar
+
+
+def legend(given: LegendInput) -> tuple[LegendItem, ...]:
+    items = series_items(given.series, given.series_prefix) + whisker_items(given.points, coloured=False)
+    return tuple(items + reference_items(given.references))
+
+
+def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    if panel.stacked:
+        _stacked(fig, frame, panel)
+    elif panel.horizontal:
+        _horizontal(fig, frame, panel)
+    else:
+        _vertical(fig, frame, panel)
+
+
+def _stacked(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    """Each category one horizontal bar, its series end to end; a part's label sits inside it when it fits."""
+    from ..draw import common as d
+
+    ax, width = d.horizontal_axes(fig, frame, panel)
+    ends = [sum(float(panel.points[i].value or 0) for i in slot.points) for slot in panel.slots]
+    high = d.extent(panel.points, include_zero=True, references=panel.references)[1]
+    ax.set_xlim(*d.padded_limits(0, max([high, *ends]), width, 0, 24))
+    labels = d.value_labels(panel)
+    px_per_unit = width / (ax.get_xlim()[1] - ax.get_xlim()[0])
+    for slot in panel.slots:
+        y = slot.start + slot.size / 2
+        start = 0.0
+        for index in slot.points:
+            point = panel.points[index]
+            if point.value is None:
+                d.not_reported(ax, start, y, horizontal=True)
+                continue
+            ax.barh([y], [point.value], left=start, height=style.BAR_PX * 0.9, color=d.series_color(panel, point),
+                    edgecolor=style.BG, linewidth=1, zorder=2)
+            text = labels[index]
+            if text and d.measure(text, style.SIZE_VALUE) + 8 <= float(point.value) * px_per_unit:
+                d.value_text(ax, text, (start + float(point.value) / 2, y), (0, 0), ha="center", va="center")
+            start += float(point.value)
+    ax.axvline(0, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(ax, panel, horizontal=True)
+
+
+def _horizontal(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    from ..draw import common as d
+
+    ax, width = d.horizontal_axes(fig, frame, panel)
+    labels = d.value_labels(panel)
+    low, high = d.extent(panel.points, include_zero=True, references=panel.references)
+    room = max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 10
+    ax.set_xlim(*d.padded_limits(low, high, width, room if low < 0 else 0, room if high > 0 else 0))
+    for index, y in d.stacked(panel):
+        _bar(ax, panel, panel.points[index], y, labels[index], horizontal=True)
+    ax.axvline(0, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(ax, panel, horizontal=True)
+
+
+def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+    from ..draw import common as d
+
+    box = panel.box
+    low, high = d.extent(panel.points, include_zero=True, references=panel.references)
+    left = style.PAD_X + layout.VALUE_AXIS_RESERVE
+    width = frame.width - style.PAD_X - left
+    ax = d.add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
+    ax.set_ylim(*d.padded_limits(low, high, box.plot_height, 18 if low < 0 else 0, 18 if high > 0 else 0))
+    ax.set_xlim(-0.5, len(panel.slots) - 0.5)
+    slot_px = width / max(len(panel.slots), 1)
+    fill = min(BAR_FILL, MAX_BAR_PX * max(len(s.points) for s in panel.slots) / slot_px)
+    labels = d.value_labels(panel)
+    for position, slot in enumerate(panel.slots):
+        n = len(slot.points)
+        thickness = fill / n
+        for k, index in enumerate(slot.points):
+            point = panel.points[index]
+            x = position - fill / 2 + (k + 0.5) * thickness
+            text = labels[index]
+            # A label may overhang its bar into the gap, never into its neighbour's share.
+            fits = d.measure(text, style.SIZE_VALUE) <= slot_px / n - layout.VALUE_LABEL_GAP
+            _bar(ax, panel, point, x, text if fits else "", horizontal=False, thickness=thickness)
+    d.categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
+    d.value_axis(ax, "y", panel)
+    d.fit_left(ax, frame, box.plot_top, box.plot_height)
+    ax.axhline(0, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(ax, panel, horizontal=False)
+    d.unit_label(fig, frame, panel)
+
+
+def _bar(
+    ax: Axes, panel: PanelPlan, point: Point, at: float, label: str, horizontal: bool,
+    thickness: float = style.BAR_PX * 0.8,
+) -> None:
+    from ..draw import common as d
+
+    if point.value is None:
+        # At zero on the value axis, in the bar's own slot.
+        x, y = (0.0, at) if horizontal else (at, 0.0)
+        d.not_reported(ax, x, y, horizontal)
+        return
+    color = d.series_color(panel, point)
+    offsets = d.whisker_offsets(point)
+    if horizontal:
+        ax.barh([at], [point.value], height=thickness, color=color, zorder=2)
+    else:
+        ax.bar([at], [point.value], width=thickness, color=color, zorder=2)
+    if offsets:
+        d.error_bar(ax, at, point.value, offsets, horizontal=horizontal)
+    if label:
+        _annotate(ax, point, at, label, horizontal)
+
+
+def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -> None:
+    from ..draw import common as d
+
+    assert point.value is not None
+    low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
+    negative = point.value < 0
+    end = min(point.value, low) if negative else max(point.value, high)
+    sign = -1 if negative else 1
+    align: dict[str, Any]
+    if horizontal:
+        xy, offset = (end, at), (sign * 5, 0)
+        align = {"ha": "right" if negative else "left", "va": "center"}
+    else:
+        xy, offset = (at, end), (0, sign * 4)
+        align = {"ha": "center", "va": "top" if negative else "bottom"}
+    d.value_text(ax, label, xy, offset, **align)
+
+
+KIND = Kind(
+    name="bar",
+    keys=frozenset({"reference", "unit", "stacked"}),
+    values="number",
+    horizontal=layout.bar_is_horizontal,
+    stacked=True,
+    legend=legend,
+    above=layout.unit_above,
+    below=lambda horizontal, slots: layout.axis_below(horizontal, slots),
+    draw=draw,
+)

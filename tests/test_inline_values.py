@@ -1,0 +1,226 @@
+"""Inline values: {value}`record/label` in the prose renders the export's literal, linked, with its conditions."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from sitekit import SOURCE_URL, article, export, make_site, result
+
+from evidencepress.cli import main
+from evidencepress.inlinerefs import Ref, RoleError, RoleSpec, parse_role
+
+EVIDENCE = SOURCE_URL + "#L10"
+FILE = "content/guides/a.md"
+
+
+def run(root: Path, *arguments: str) -> Result:
+    extra = ["--jobs", "1"] if arguments[0] == "build" else []
+    outcome = CliRunner().invoke(main, [*arguments, "--root", str(root), *extra])
+    if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+        raise AssertionError(outcome.output) from outcome.exception
+    return outcome
+
+
+def three_results() -> dict[str, object]:
+    return export(
+        result("Decode at C1", 88.697, uncertainty={"standard_deviation": 2.562}),
+        result("Decode at C16", 231.294),
+        result("Free memory", 3414, unit="MiB", metric="free_memory", source_record_id="memory-record",
+               evidence_url=SOURCE_URL + "#L40"),
+        memory_observations=[{"id": "peak", "value": 97.2, "unit": "GiB", "evidence_url": SOURCE_URL + "#L50",
+                              "source_document_sha256": "a" * 64}],
+    )
+
+
+def site(tmp_path: Path, body: str, document: dict[str, object] | None = None) -> Path:
+    text = article("A", body + "\n\n## Part\n\nMore.\n", document if document is not None else three_results())
+    return make_site(tmp_path, {"guides/a.md": text})
+
+
+def at(root: Path, needle: str, nth: int = 0) -> str:
+    """``file:line:col`` of the nth occurrence of ``needle`` in the article, counted by hand."""
+    text = (root / FILE).read_text(encoding="utf-8")
+    offset = -1
+    for _ in range(nth + 1):
+        offset = text.index(needle, offset + 1)
+    line = text.count("\n", 0, offset) + 1
+    return f"{FILE}:{line}:{offset - text.rfind(chr(10), 0, offset)}"
+
+
+def built(tmp_path: Path, body: str) -> tuple[str, str]:
+    root = site(tmp_path, body)
+    outcome = run(root, "build")
+    assert outcome.exit_code == 0, outcome.stderr
+    html = (root / "_site/guides/a/index.html").read_text(encoding="utf-8")
+    prose = html[html.index('<div class="prose">'):html.index("</div>", html.index('<div class="prose">'))]
+    markdown = (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+    return prose, markdown.split("\n\n")[3]  # the first paragraph of the body
+
+
+CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; concurrency: 1; node_count: 1; "
+              "model: m; engine: vLLM; input_tokens: 128; output_tokens: 256; temperature: 0; thinking: false; "
+              "repetitions: 1. Not reported: model_artifact, model_revision, runtime_execution_revision, "
+              "weight_precision, kv_dtype, cache_state, context_limit_tokens.")
+
+
+def test_a_value_is_its_literal_and_unit_linked_to_its_evidence_with_conditions(tmp_path: Path) -> None:
+    prose, markdown = built(tmp_path, "Decode ran at {value}`example-record/Decode at C1` on one Spark.")
+    assert (f'<p>Decode ran at <a class="ev-value" href="{EVIDENCE}" title="Decode at C1 (example-record). one run. '
+            f'{CONDITIONS}">88.697 tokens/s</a> on one Spark.</p>') in prose
+    assert markdown == f"Decode ran at [88.697 tokens/s]({EVIDENCE}) on one Spark."
+
+
+def test_fields_labels_pointers_and_nounit(tmp_path: Path) -> None:
+    body = ("SD {value}`Decode at C1#uncertainty.standard_deviation`, C{value}`Decode at C1#conditions.concurrency`, "
+            "{value}`Decode at C16; nounit`, {value}`/memory_observations/peak/value`, "
+            "{value}`/reported_results/2/value` and {value}`memory-record/Free memory#conditions.model`.")
+    _, markdown = built(tmp_path, body)
+    assert markdown == (f"SD [2.562 tokens/s]({EVIDENCE}), C[1]({EVIDENCE}), [231.294]({EVIDENCE}), "
+                        f"[97.2 GiB]({SOURCE_URL}#L50), [3,414 MiB]({SOURCE_URL}#L40) and [m]({SOURCE_URL}#L40).")
+
+
+def test_a_derived_value_shows_its_formula_and_is_marked(tmp_path: Path) -> None:
+    body = ("C16 gives {ratio}`Decode at C16; Decode at C1; digits=1` times C1; both add up to "
+            "{sum}`Decode at C1; Decode at C16` and differ by {difference}`Decode at C16; Decode at C1`.")
+    prose, markdown = built(tmp_path, body)
+    c1, c16 = f"[88.697 tokens/s]({EVIDENCE})", f"[231.294 tokens/s]({EVIDENCE})"
+    assert markdown == (f"C16 gives 2.6 (= {c16} ÷ {c1}) times C1; both add up to 319.991 tokens/s (= {c1} + {c16}) "
+                        f"and differ by 142.597 tokens/s (= {c16} − {c1}).")
+    assert ('<span class="ev-derived" title="Derived by the site: ratio of two values of the export, rounded '
+            'half-up to 1 decimal place.">2.6</span><span class="ev-formula"> (= <a class="ev-value"') in prose
+    assert '<span class="ev-derived" title="Derived by the site: sum of two values of the export.">' in prose
+
+
+def test_a_rounded_value_is_marked_and_never_gains_digits(tmp_path: Path) -> None:
+    body = ("Rounded {round}`Decode at C16; digits=1`, {round}`Decode at C16; digits=0; nounit`, "
+            "kept {round}`Decode at C16; digits=3` and {round}`Decode at C16; digits=5`.")
+    prose, markdown = built(tmp_path, body)
+    assert markdown == (f"Rounded [≈231.3 tokens/s]({EVIDENCE}), [≈231]({EVIDENCE}), kept [231.294 tokens/s]({EVIDENCE}) "
+                        f"and [231.294 tokens/s]({EVIDENCE}).")
+    assert (f'<a class="ev-value ev-rounded" href="{EVIDENCE}" title="Derived by the site: rounded half-up to 1 '
+            'decimal place from 231.294 tokens/s. Decode at C16 (example-record). one run.') in prose
+
+
+def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
+    body = "See [the peak {value}`/memory_observations/peak/value`](#part).\n\n| C | rate |\n|---|--:|\n" \
+           "| 1 | {value}`Decode at C1; nounit` |"
+    prose, markdown = built(tmp_path, body)
+    assert markdown == "See [the peak 97.2 GiB](#part)."
+    assert '<a href="#part">the peak <span class="ev-value" title="peak. ">97.2 GiB</span></a>' not in prose
+    assert '<a href="#part">the peak <span class="ev-value" title="peak.">97.2 GiB</span></a>' in prose
+    assert f'<td style="text-align:right"><a class="ev-value" href="{EVIDENCE}"' in prose
+
+
+def test_index_json_is_the_export_unchanged(tmp_path: Path) -> None:
+    root = site(tmp_path, "Value {value}`Decode at C1`.")
+    assert run(root, "build").exit_code == 0
+    page = json.loads((root / "_site/guides/a/index.json").read_bytes())
+    assert page["reported_results"][0]["value"] == 88.697
+    assert "{value}" not in (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+
+
+ERRORS = [
+    ("{value}`example-record/Decode at C2`",
+     "`example-record/Decode at C2`: no reported result is labelled 'Decode at C2' in record 'example-record'",
+     "did you mean 'Decode at C1'?"),
+    ("{value}`nope/Decode at C1`", "`nope/Decode at C1`: no reported result has source_record_id 'nope'",
+     "records of this export: 'example-record', 'memory-record'"),
+    ("{value}`Decode at C1#conditions.concurency`",
+     "`Decode at C1#conditions.concurency`: the result has no field 'conditions.concurency'",
+     "did you mean 'conditions.concurrency'?"),
+    ("{value}`Decode at C1#conditions`", "`Decode at C1#conditions`: selects an object, not one value",
+     "name one value inside it, e.g. #conditions.system"),
+    ("{value}`/reported_results/9/value`",
+     "`/reported_results/9/value`: /reported_results has 3 entries, so no entry 9", "entries are counted from 0"),
+    ("{value}`/memory_observations/peek/value`",
+     "`/memory_observations/peek/value`: /memory_observations has no 'peek'", "did you mean 'peak'?"),
+    ("{ratio}`Decode at C16; Decode at C1`", "231.294 ÷ 88.697 has no exact decimal form",
+     "say how many decimal places to show, e.g. `; digits=2` (rounded half-up)"),
+    ("{ratio}`Decode at C16; Free memory; digits=2`", "{ratio} of values in different units: 'tokens/s' and 'MiB'",
+     "the site never converts units; derive from values reported in one unit"),
+    ("{sum}`Decode at C1; Decode at C1#conditions.model`",
+     "{sum} needs numbers, and `Decode at C1#conditions.model` is a string",
+     "reference a numeric field, e.g. the result's value"),
+    ("{value}`Decode at C1; digits=1`",
+     "digits= rounds a derived value; {value} shows the value exactly as authored",
+     "to round it, write {round}`Decode at C1; digits=1`"),
+    ("{value}`Decode at C1; Decode at C16`", "{value} takes one reference, got 2",
+     ("write {value}`record-id/label`, {round}`record-id/label; digits=N`, or {ratio}, {sum} or {difference} with "
+     "references separated by `;`")),
+    ("{ratio}`Decode at C1; Decode at C16; digits=x`", "digits=x is not a number of decimal places",
+     "write digits=0 to digits=12"),
+    ("{value}`Decode at C1; nounit=yes`", "unknown option 'nounit=yes'",
+     "options are digits=N (derived values) and nounit"),
+    ("{value}`Decode at C11`", "`Decode at C11`: no reported result is labelled 'Decode at C11'",
+     "did you mean 'Decode at C1'?"),
+    ("{mean}`Decode at C1; Decode at C16`", "unknown inline role {mean}",
+     "inline values use {value}, {round}, {ratio}, {sum} or {difference}"),
+    ("{round}`Decode at C1`", "{round} needs digits=N, the decimal places to keep", "write {round}`Decode at C1; digits=2`"),
+    ("{round}`Decode at C1#conditions.model; digits=1`",
+     "{round} needs a number, and `Decode at C1#conditions.model` is a string",
+     "reference a numeric field, e.g. the result's value"),
+]
+
+
+@pytest.mark.parametrize("role, message, hint", ERRORS, ids=[e[0] for e in ERRORS])
+def test_a_reference_that_selects_nothing_is_an_error_at_its_place(tmp_path: Path, role: str, message: str,
+                                                                   hint: str) -> None:
+    root = site(tmp_path, f"Before.\n\nThe value is {role} here.")
+    outcome = run(root, "check")
+    assert outcome.exit_code == 1
+    expected = f"{at(root, role)}: error: {message} [inline-value]\n" + (f"  hint: {hint}\n" if hint else "")
+    assert outcome.stderr == expected + "1 error, 0 warnings\n"
+
+
+def test_a_label_used_by_two_records_needs_its_record(tmp_path: Path) -> None:
+    document = export(result("Decode", 1.5), result("Decode", 2.5, source_record_id="second-record"))
+    root = site(tmp_path, "Value {value}`Decode`.", document)
+    outcome = run(root, "check")
+    assert outcome.stderr.startswith(
+        f"{at(root, '{value}')}: error: `Decode`: 2 reported results are labelled 'Decode' (records example-record, "
+        "second-record) [inline-value]\n  hint: name the record: example-record/Decode\n")
+
+
+def test_without_an_export_and_in_a_heading(tmp_path: Path) -> None:
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Value {value}`Decode`.\n\n## At {value}`x/y`\n")})
+    outcome = run(root, "check")
+    assert outcome.stderr == (
+        f"{at(root, '{value}')}: error: an inline value needs the page's export [inline-value]\n"
+        "  hint: add a ```json export fence with the value\n"
+        f"{at(root, '{value}', 1)}: error: an inline value in a heading [inline-value]\n"
+        "  hint: move the value into the text below: headings give the table of contents and the anchors\n"
+        "2 errors, 0 warnings\n")
+
+
+def test_positions_survive_escapes_tables_and_several_roles_on_a_line(tmp_path: Path) -> None:
+    body = ("| a \\| b | {value}`Decode at C1` and {value}`Decode at C3` |\n|---|---|\n"
+            "| `{value}` code | {value}`x/y` |")
+    root = site(tmp_path, body)
+    outcome = run(root, "check")
+    lines = [line for line in outcome.stderr.splitlines() if ": error: " in line]
+    assert [line.split(": error:")[0] for line in lines] == [at(root, "{value}`Decode at C3`"), at(root, "{value}`x/y`")]
+
+
+def test_parse_role_grammar() -> None:
+    spec = parse_role("ratio", " rec-1/Label a/b #uncertainty.standard_deviation ; /x/0/value ; digits=3 ")
+    assert spec == RoleSpec("ratio", (
+        Ref("rec-1/Label a/b #uncertainty.standard_deviation", "rec-1", "Label a/b", "uncertainty.standard_deviation",
+            ""),
+        Ref("/x/0/value", "", "", "", "/x/0/value")), 3, True)
+    assert parse_role("value", "Label only") == RoleSpec("value", (Ref("Label only", "", "Label only", "value", ""),),
+                                                         None, True)
+    assert parse_role("value", "Not A Slug/label") == RoleSpec(
+        "value", (Ref("Not A Slug/label", "", "Not A Slug/label", "value", ""),), None, True)
+    assert isinstance(parse_role("sum", "a;;b"), RoleError)
+
+
+def test_a_value_where_it_cannot_be_shown_is_an_error(tmp_path: Path) -> None:
+    root = site(tmp_path, "An image ![rate {value}`Decode at C1`](/x.png) keeps its alt text plain.")
+    outcome = run(root, "check")
+    line = at(root, "An image").rsplit(":", 1)[0]
+    assert outcome.stderr.startswith(f"{line}:1: error: an inline value where it cannot be shown: "
+                                     "{value}`Decode at C1` [inline-value]\n  hint: write inline values in the text "
+                                     "of paragraphs, lists and tables\n")

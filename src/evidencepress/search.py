@@ -85,7 +85,8 @@ async def _index(html_pages: Mapping[str, bytes], language: str) -> dict[str, by
     from pagefind.index import IndexConfig
     from pagefind.service import PagefindService
 
-    config = IndexConfig(force_language=language.split("-")[0].lower())
+    # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
+    config = IndexConfig(force_language=language.split("-")[0].lower(), exclude_selectors=["figure svg"])
     with tempfile.TemporaryDirectory(prefix="evidencepress-search-") as folder:
         for rel, data in sorted(html_pages.items()):
             path = Path(folder, rel)

@@ -24,7 +24,8 @@ UPDATE = "EVIDENCEPRESS_UPDATE_CHART_MANIFEST"
 
 
 def chart_digests(files: Mapping[str, bytes]) -> dict[str, str]:
-    return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items()) if name.endswith(".svg")}
+    return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())
+            if name.endswith(".svg") and not name.startswith("static/")}  # static/: the theme's own files
 
 
 def write_manifest(digests: Mapping[str, str]) -> None:

@@ -17,9 +17,12 @@ from jinja2 import TemplateError
 
 from .cache import CHARTS, PAGES, Store, prune_caches
 from .charts import render_charts
+from .community import RecordProse, is_record_prose, record_ids, unknown_records, validate_record_prose
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
+from .data_out import data_files
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, stale_exports
+from .feeds import site_files as feed_files
 from .links import check_links
 from .model import Asset, Page, SourceFile
 from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
@@ -30,14 +33,25 @@ from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
     SiteContext,
     create_environment,
-    listings,
     navigation,
     render_article,
     render_listing,
+    static_files,
     template_folder,
     template_problem,
 )
+from .render_site import (
+    PAGEFIND_FOLDER,
+    render_community,
+    render_explore,
+    render_not_found,
+    render_record,
+    render_schema_index,
+    render_search,
+)
 from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
+from .search import build_search_index
+from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, SiteIndex, generated_paths, index_site
 from .sources import read_content
 from .validate import validate_page
 from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
@@ -59,6 +73,7 @@ class SitePlan:
     schemas: SchemaSet
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
+    index: SiteIndex  # everything across pages: listings, records, the result table, the catalog
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
@@ -107,26 +122,50 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | 
     content, read_problems = read_content(root)
     problems += read_problems
     pages: list[Page] = []
+    every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
+    prose: list[RecordProse] = []
     store = store if store is not None else page_store(options)
     drafts: list[str] = []
     for number, source in enumerate(content.pages):
         if progress is not None:
             progress("checking pages", number, len(content.pages))
+        if is_record_prose(source):
+            prose_text, prose_problems = _record_prose(source, schemas)
+            problems += prose_problems
+            prose += [prose_text] if prose_text is not None else []
+            continue
         page, page_problems = _validated(source, schemas, store)
         problems += [p for p in page_problems if _wanted(p, options)]
+        every_page += [page] if page is not None else []
         if page is not None and page.front.draft and not options.drafts:
             drafts.append(page.url)
         elif page is not None:
             pages.append(page)
-    problems += _url_collisions(pages, config)
-    problems += _file_collisions(pages, content.assets, content.static, config, schemas)
-    problems += check_links(pages, produced_paths(pages, content.assets, config, schemas) |
-                            {"/" + item.rel for item in content.static}, frozenset(drafts))
+    if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
+        # a page that failed validation may name the record: then only its own problems are reported
+        problems += unknown_records(prose, {rid for page in every_page for rid in record_ids(page.export)})
+    index = index_site(pages, prose, config, schemas.core_conditions)
+    generated = generated_paths(index, pages)
+    theme = static_files(template_folder(root))
+    problems += _url_collisions(pages, generated)
+    problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
+    produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
+    record_prose = [record.prose for record in index.records if record.prose is not None]
+    problems += check_links(pages, produced, frozenset(drafts), record_prose)
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets, content.static), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, index, content.static), problems
+
+
+def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:
+    """content/community/<id>.md: parsed like a page, validated as record prose (not cached: it is small)."""
+    parsed, problems = parse_page(source)
+    if parsed is None:
+        return None, problems
+    prose, prose_problems = validate_record_prose(parsed, schemas)
+    return prose, problems + prose_problems
 
 
 def _wanted(problem: Problem, options: BuildOptions) -> bool:
@@ -156,20 +195,20 @@ def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Pa
     return page, problems
 
 
-def _url_collisions(pages: list[Page], config: SiteConfig) -> list[Problem]:
-    generated = {listing.url for listing in listings(pages, config)}
+def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:
     return [
-        error(Location(p.source.path), f"{p.url} is generated by the site (home or section index)", "path",
-              hint="rename the file; listing pages are built from the articles")
+        error(Location(p.source.path), f"{p.url} is generated by the site", "path",
+              hint="rename the file; home, section indexes, /community/, /explore/, /search/ and /schema/ "
+                   "are built from the articles")
         for p in pages
-        if p.url in generated
+        if p.url in generated or p.url + "index.html" in generated
     ]
 
 
-def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], config: SiteConfig,
-                     schemas: SchemaSet) -> list[Problem]:
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], schemas: SchemaSet,
+                     generated: set[str], theme: dict[str, bytes]) -> list[Problem]:
     """An asset or static file at a path the build generates would silently replace it: an error."""
-    generated = produced_paths(pages, (), config, schemas) | {"/" + MARKER}
+    generated = produced_paths(pages, (), schemas, generated, theme) | {"/" + MARKER}
     problems = []
     for folder, files in (("content", assets), ("static", static)):
         for item in files:
@@ -184,13 +223,12 @@ def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple
     return problems
 
 
-def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteConfig, schemas: SchemaSet) -> set[str]:
-    """Every site path the build writes, for link checking."""
-    paths: set[str] = {"/static/style.css"}
-    folders = [p.url for p in pages] + [listing.url for listing in listings(pages, config)]
-    for folder in folders:
-        paths |= {folder, folder + "index.html", folder + "index.json", folder + "index.md"}
+def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: SchemaSet, generated: set[str],
+                   theme: dict[str, bytes]) -> set[str]:
+    """Every site path the build writes, for link checking (the Pagefind bundle is linked from nothing)."""
+    paths = set(generated) | {f"/static/{name}" for name in theme}
     for page in pages:
+        paths |= {page.url, page.url + "index.html", page.url + "index.json", page.url + "index.md"}
         paths |= {f"{page.url}{name}" for chart in page.charts for name, _ in chart.variants()}
     paths |= {"/" + asset.rel for asset in assets}
     paths |= {f"/schema/{name}" for name, _ in schemas.published}
@@ -199,48 +237,67 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], config: SiteCon
 
 def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
     """Every output file of the site by POSIX path relative to the output folder."""
+    return render_outputs(plan, options, progress)[0]
+
+
+def render_outputs(plan: SitePlan, options: BuildOptions,
+                   progress: StageProgress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """Every output file, and the problems of rendering (a warning when search cannot be indexed)."""
     ctx = _context(plan)
-    env = create_environment(template_folder(options.root))
+    templates = template_folder(options.root)
+    env = create_environment(templates)
     files: dict[str, bytes] = {}
-    # Every chart twice: <id>.svg (wide) and <id>.narrow.svg (phone), one cache, one pool; drawn
-    # first, because the article HTML inlines them.
+
+    def put(url: str, rendered: dict[str, bytes]) -> None:
+        files.update({url.lstrip("/") + name: data for name, data in rendered.items()})
+
+    by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
+    for page_url, svgs in by_page.items():
+        put(page_url, svgs)
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
+        put(page.url, render_article(env, page, ctx, by_page.get(page.url, {})))
+    for listing in plan.index.listings:
+        put(listing.url, render_listing(env, listing, ctx))
+    for record in plan.index.records:
+        put(record.url, render_record(env, record, ctx))
+    put(COMMUNITY_URL, render_community(env, ctx))
+    put(EXPLORE_URL, render_explore(env, ctx))
+    put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
+    put("/", {"404.html": render_not_found(env, ctx)})
+    put(DATA_URL, data_files(plan.index, plan.config))
+    put("/", feed_files(plan.index, plan.config))
+    put("/", {asset.rel: asset.data for asset in plan.assets})
+    put("/", {item.rel: item.data for item in plan.static})
+    put("/", {MARKER: MARKER_TEXT})
+    put("/static/", static_files(templates))
+    put("/schema/", dict(plan.schemas.published))
+    if progress is not None:
+        progress("indexing search", 0, 0)
+    indexed = {name: data for name, data in files.items() if name.endswith(".html") and b"data-pagefind-body" in data}
+    search = build_search_index(indexed, plan.config.language)
+    put("/" + PAGEFIND_FOLDER, dict(search.files))
+    put(SEARCH_URL, render_search(env, ctx, search.available))
+    return files, list(search.problems)
+
+
+def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> dict[str, dict[str, bytes]]:
+    """Every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), by page URL and file name;
+    one cache, one pool."""
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
     svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
     by_page: dict[str, dict[str, bytes]] = {}
     for (page, name, _), svg in zip(drawings, svgs, strict=True):
-        files[f"{page.url.lstrip('/')}{name}"] = svg
         by_page.setdefault(page.url, {})[name] = svg
-    for number, page in enumerate(plan.pages):
-        if progress is not None:
-            progress("rendering pages", number, len(plan.pages))
-        folder = page.url.lstrip("/")
-        for name, data in render_article(env, page, ctx, by_page.get(page.url, {})).items():
-            files[folder + name] = data
-    for listing in listings(plan.pages, plan.config):
-        for name, data in render_listing(env, listing, ctx).items():
-            files[listing.url.lstrip("/") + name] = data
-    for asset in plan.assets:
-        files[asset.rel] = asset.data
-    for item in plan.static:
-        files[item.rel] = item.data
-    files[MARKER] = MARKER_TEXT
-    for name, data in static_files(template_folder(options.root)):
-        files[f"static/{name}"] = data
-    for name, data in plan.schemas.published:
-        files[f"schema/{name}"] = data
-    return files
-
-
-def static_files(templates: Path) -> list[tuple[str, bytes]]:
-    """The theme's static files (style.css, fonts/…) by POSIX path under static/."""
-    folder = templates / "static"
-    return [(p.relative_to(folder).as_posix(), p.read_bytes()) for p in sorted(folder.rglob("*")) if p.is_file()]
+    return by_page
 
 
 def _context(plan: SitePlan) -> SiteContext:
-    return SiteContext(plan.config, navigation(plan.pages, plan.config), plan.schemas.url("export.schema.json"))
+    return SiteContext(plan.config, navigation(plan.index, plan.config), plan.schemas.url("export.schema.json"),
+                       plan.index, plan.schemas.core_conditions)
 
 
 def site_files(options: BuildOptions, store: Store | None = None,
@@ -260,9 +317,12 @@ def site_files(options: BuildOptions, store: Store | None = None,
 def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> tuple[dict[str, bytes] | None,
                                                                                          list[Problem]]:
     try:
-        return render_site(plan, options, progress), []
+        files, problems = render_outputs(plan, options, progress)
     except TemplateError as exc:
         return None, [template_problem(exc, options.root)]
+    if options.strict:
+        problems = strict(problems)
+    return (None if has_errors(problems) else files), problems
 
 
 def build_site(options: BuildOptions, progress: StageProgress | None = None,
@@ -283,8 +343,9 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if plan is None:
         return problems
     files, render_problems = _rendered(plan, options, progress)
+    problems += render_problems
     if files is None:
-        return problems + render_problems
+        return problems
     exports = export_files(plan.pages, _context(plan), plan.schemas)
     trees = {out: files, options.root / EXPORTS_DIR: exports}
     try:

@@ -23,6 +23,12 @@ class Section:
 
 
 @dataclass(frozen=True)
+class License:
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
 class SiteConfig:
     title: str
     base_url: str
@@ -31,6 +37,7 @@ class SiteConfig:
     description: str = ""
     output: str = "_site"
     sections: tuple[Section, ...] = ()
+    license: License | None = None
 
     @property
     def base_path(self) -> str:
@@ -62,6 +69,7 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
     if problems:
         return None, problems
     sections = tuple(Section(s["id"], s["title"], s.get("description", "")) for s in data.get("sections", ()))
+    license_table = data.get("license")
     config = SiteConfig(
         title=data["title"],
         base_url=data["base_url"],
@@ -70,6 +78,7 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
         description=data.get("description", ""),
         output=data.get("output", "_site"),
         sections=sections,
+        license=License(license_table["name"], license_table["url"]) if license_table else None,
     )
     return config, []
 

@@ -15,12 +15,14 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from typing import Any, Protocol
 
 from markdown_it.token import Token
 
 from .diagnostics import Location, Problem, error
 from .markdown import links
-from .model import Page
+from .model import Page, SourceFile
+from .records import results_of
 from .urls import is_site_path, strip_fragment
 
 REFUSED = ("javascript:", "data:", "vbscript:", "file:")
@@ -29,17 +31,36 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # section exists only on pages with sources.
 TEMPLATE_IDS = frozenset({"main", "toc-title"})
 SOURCES_ID = "original-sources-and-conditions"
+DATA_ID = "data-in-this-article"  # templates/data-section.html, on an article with reported results
 _ARTICLE_FILES = ("", "index.html")
 
 
-def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: AbstractSet[str] = frozenset()) -> list[Problem]:
-    """``drafts``: URLs of draft pages left out of this build (a link to one gets a hint saying so)."""
+class Linking(Protocol):
+    """Markdown prose with links: an article, or the prose of a source record's page."""
+
+    @property
+    def source(self) -> SourceFile: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def body_line(self) -> int: ...
+    @property
+    def tokens(self) -> tuple[Any, ...]: ...
+    @property
+    def url(self) -> str: ...
+
+
+def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: AbstractSet[str] = frozenset(),
+                others: Iterable[Linking] = ()) -> list[Problem]:
+    """``drafts``: URLs of draft pages left out of this build (a link to one gets a hint saying so).
+    ``others``: prose that is not an article (record pages): its links are checked, its ids are not targets."""
     pages = list(pages)
     anchors = {page.url: page_anchors(page) for page in pages}
     heading_ids = {page.url: [str(t.attrGet("id")) for t in page.tokens if t.type == "heading_open" and t.attrGet("id")]
                    for page in pages}
     problems: list[Problem] = []
-    for page in pages:
+    linking: list[Linking] = [*pages, *others]
+    for page in linking:
         body_lines = page.body.split("\n")
         for link in links(page.tokens, body_lines):
             where = Location(page.source.path, page.body_line + link.line, link.col)
@@ -55,6 +76,8 @@ def page_anchors(page: Page) -> frozenset[str]:
     ids = set(TEMPLATE_IDS) | {f"chart-{chart.id}" for chart in page.charts}
     if page.front.sources:
         ids.add(SOURCES_ID)
+    if results_of(page):
+        ids.add(DATA_ID)
     return frozenset(ids | _token_ids(page.tokens))
 
 

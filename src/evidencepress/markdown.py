@@ -45,6 +45,8 @@ def create_parser() -> MarkdownIt:
     md.add_render_rule("fence", _render_fence)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("image", _render_image)
+    md.add_render_rule("table_open", _render_table_open)
+    md.add_render_rule("table_close", _render_table_close)
     md.add_render_rule("myst_role", _render_role)
     return md
 
@@ -89,6 +91,18 @@ def _render_link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any
 
 def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
     return str(self.image([_relative_copy(tokens[idx], "src", env)], 0, options, env))
+
+
+# A wide table scrolls sideways inside a focusable frame instead of widening the page.
+TABLE_FRAME = '<div class="table-scroll" role="region" aria-label="Table" tabindex="0">\n'
+
+
+def _render_table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    return TABLE_FRAME + str(self.renderToken(tokens, idx, options, env))
+
+
+def _render_table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    return str(self.renderToken(tokens, idx, options, env)) + "</div>\n"
 
 
 def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:

@@ -29,7 +29,6 @@ The HTML comments are invisible when the file is displayed and carry what
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from . import jsontext
@@ -117,17 +116,3 @@ def _chart_lines(chart: Any, spec: str) -> list[str]:
         lines += ["*" + " ".join(chart.caption.split()) + "*", ""]
     lines += [CHART_OPEN, spec.rstrip("\n").replace("--", "\\-\\-"), COMMENT_CLOSE]
     return lines
-
-
-def listing_markdown(heading: str, intro: str, groups: Sequence[Any]) -> str:
-    parts = [f"# {heading}"]
-    if intro:
-        parts.append(intro)
-    for group in groups:
-        parts.append(f"## {group.title}")
-        parts.append("\n".join(
-            f"- [{p.front.title}]({p.url}) — {p.front.summary} (checked {p.front.checked.isoformat()}; "
-            f"[JSON]({p.url}index.json), [Markdown]({p.url}index.md))"
-            for p in group.pages
-        ))
-    return "\n\n".join(parts) + "\n"

@@ -1,14 +1,16 @@
-"""Render stage: pages -> bytes of index.html, index.json and index.md.
+"""Render stage: pages -> bytes of index.html, index.json, index.md and index.csv.
 
 Templates receive model objects only and compute nothing; everything they
-show is prepared here. Jinja2 runs with autoescape and StrictUndefined.
+show is prepared here or in the site stage. Jinja2 runs with autoescape and
+StrictUndefined. Pages across the site (records, explorer, feeds ...) are
+rendered by ``render_site.py``, ``feeds.py`` and ``data_out.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,10 +21,14 @@ from markupsafe import Markup
 from . import jsontext
 from .charts import chart_table, inline_svg
 from .config import SiteConfig
+from .data_out import article_csv
 from .diagnostics import Location, Problem, error
+from .jsonld import dataset_jsonld
 from .markdown import headings, render_tokens
-from .markdown_out import article_markdown, listing_markdown
+from .markdown_out import article_markdown
+from .markdown_site import listing_markdown
 from .model import Page
+from .site import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .urls import absolute, relative
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parent / "defaults" / "templates"
@@ -37,29 +43,12 @@ class NavItem:
 
 
 @dataclass(frozen=True)
-class Group:
-    id: str
-    title: str
-    url: str
-    description: str
-    pages: tuple[Page, ...]
-
-
-@dataclass(frozen=True)
-class Listing:
-    """A generated page that lists others: the home page or a section index."""
-
-    url: str
-    heading: str
-    intro: str
-    groups: tuple[Group, ...]
-
-
-@dataclass(frozen=True)
 class SiteContext:
     config: SiteConfig
     nav: tuple[NavItem, ...]
     schema_url: str
+    index: SiteIndex
+    conditions: tuple[str, ...]  # the core condition keys: the columns of every CSV
 
 
 def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
@@ -86,6 +75,17 @@ def template_folder(root: Path) -> Path:
     return own if (own / "page.html").is_file() else DEFAULT_TEMPLATES
 
 
+def static_files(folder: Path) -> dict[str, bytes]:
+    """The theme's static/ files (style.css, scripts, fonts/…) by POSIX path under static/:
+    the site's own, else the default file of that path."""
+    found: dict[str, bytes] = {}
+    for source in (DEFAULT_TEMPLATES / "static", folder / "static"):
+        if source.is_dir():
+            found.update({p.relative_to(source).as_posix(): p.read_bytes()
+                          for p in sorted(source.rglob("*")) if p.is_file()})
+    return dict(sorted(found.items()))
+
+
 def create_environment(folder: Path) -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([str(folder), str(DEFAULT_TEMPLATES)]),
@@ -107,27 +107,44 @@ def as_authored(value: Any) -> str:
     return jsontext.dumps(value, indent=None)
 
 
-def _base(ctx: SiteContext, url: str) -> dict[str, Any]:
-    """What base.html needs on every page; ``rel`` makes a site path relative to ``url``."""
+def page_context(ctx: SiteContext, url: str, *, formats: bool = True, from_root: bool = False) -> dict[str, Any]:
+    """What base.html needs on every page.
+
+    ``rel`` turns a site path into the href used on the page at ``url``:
+    relative, so the site works under any base path and from disk; or, with
+    ``from_root`` (the 404 page, served at arbitrary URLs), the base path of
+    base_url followed by the site path.
+    """
     nav = tuple(NavItem(i.title, i.url, i.url == url or (i.url != "/" and url.startswith(i.url))) for i in ctx.nav)
+    link: Callable[[str], str] = (
+        functools.partial(_from_base, ctx.config.base_path) if from_root else functools.partial(relative, url)
+    )
     return {
         "site": ctx.config,
-        "root": relative(url, "/"),
+        "root": link("/"),
         "canonical": absolute(ctx.config.base_url, url),
         "nav": nav,
-        "rel": functools.partial(relative, url),
+        "rel": link,
+        "formats": formats,
+        "search_url": link(SEARCH_URL),
+        "jsonld": "",
     }
+
+
+def _from_base(base_path: str, target: str) -> str:
+    return base_path.rstrip("/") + target
 
 
 def render_article(
     env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes] | None = None
 ) -> dict[str, bytes]:
-    """index.html, index.json and index.md of an article, by file name (``svgs``: the drawn
-    charts of the page by file name, inlined into the HTML)."""
+    """index.html, index.json, index.md and index.csv of an article, by file name (``svgs``: the
+    drawn charts of the page by file name, inlined into the HTML)."""
     return {
         "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
         "index.json": article_json(page, ctx),
         "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
+        "index.csv": article_csv(page, ctx.conditions),
     }
 
 
@@ -146,14 +163,17 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
     body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
-    section_url = f"/{page.section}/" if page.section else ""
+    entry = ctx.index.entry(page.url)
+    context = page_context(ctx, page.url)
+    if entry.figures.results:  # the "Data in this article" section shows what the Dataset names
+        context["jsonld"] = Markup(dataset_jsonld(entry, ctx.config))
     return env.get_template("page.html").render(
-        **_base(ctx, page.url),
+        **context,
         page=page,
+        entry=entry,
         body=body,
         toc=headings(page.tokens),
-        section_title=ctx.config.section_title(page.section) if page.section else "",
-        section_url=section_url,
+        explore_url=EXPLORE_URL,
     )
 
 
@@ -188,70 +208,48 @@ def dump_json(document: Any) -> bytes:
     return (jsontext.dumps(document) + "\n").encode("utf-8")
 
 
+def generated_envelope(ctx: SiteContext, url: str, title: str, checked: str | None) -> dict[str, Any]:
+    """The ``page`` member of a generated page's index.json (same keys as an article's)."""
+    base = ctx.config.base_url
+    return {"title": title, "url": absolute(base, url), "md_url": absolute(base, url + "index.md"),
+            "checked": checked, "updated": None, "sources": [], "charts": [], "schema": ctx.schema_url}
+
+
 def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:
     html = env.get_template("listing.html").render(
-        **_base(ctx, listing.url),
-        heading=listing.heading,
-        intro=listing.intro,
-        groups=listing.groups,
+        **page_context(ctx, listing.url),
+        listing=listing,
+        totals=ctx.index.totals,
+        is_home=listing.url == "/",
+        explore_url=EXPLORE_URL,
+        community_url=COMMUNITY_URL,
     )
-    pages = [page for group in listing.groups for page in group.pages]
-    envelope = {
-        "title": listing.heading,
-        "url": absolute(ctx.config.base_url, listing.url),
-        "md_url": absolute(ctx.config.base_url, listing.url + "index.md"),
-        "checked": max((p.front.checked.isoformat() for p in pages), default=None),
-        "updated": None,
-        "sources": [],
-        "charts": [],
-        "schema": ctx.schema_url,
-        "pages": [
-            {"title": p.front.title, "url": absolute(ctx.config.base_url, p.url),
-             "json_url": absolute(ctx.config.base_url, p.url + "index.json"),
-             "md_url": absolute(ctx.config.base_url, p.url + "index.md"), "checked": p.front.checked.isoformat()}
-            for p in pages
-        ],
-    }
+    entries = listing.entries + listing.more
+    base = ctx.config.base_url
+    envelope = generated_envelope(ctx, listing.url, listing.heading, _newest_checked(entries))
+    envelope["pages"] = [
+        {"title": e.page.front.title, "url": absolute(base, e.page.url),
+         "json_url": absolute(base, e.page.url + "index.json"),
+         "md_url": absolute(base, e.page.url + "index.md"), "checked": e.page.front.checked.isoformat()}
+        for e in entries
+    ]
     return {
         "index.html": html.encode("utf-8"),
         "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),
-        "index.md": listing_markdown(listing.heading, listing.intro, listing.groups).encode("utf-8"),
+        "index.md": listing_markdown(listing).encode("utf-8"),
     }
 
 
-def listings(pages: Sequence[Page], config: SiteConfig) -> tuple[Listing, ...]:
-    """The home page and one index per section."""
-    groups = _groups(pages, config)
-    home = Listing("/", config.title, config.description, groups)
-    sections = tuple(
-        Listing(group.url, group.title, group.description, (Group(group.id, "Articles", "", "", group.pages),))
-        for group in groups
-        if group.url
-    )
-    return (home,) + sections
+def _newest_checked(entries: Sequence[Any]) -> str | None:
+    return max((e.page.front.checked.isoformat() for e in entries), default=None)
 
 
-def _groups(pages: Sequence[Page], config: SiteConfig) -> tuple[Group, ...]:
-    order = [s.id for s in config.sections]
-    ids = sorted({p.section for p in pages if p.section}, key=lambda s: (order.index(s) if s in order else len(order), s))
-    groups = []
-    for section_id in ids:
-        members = _newest_first(p for p in pages if p.section == section_id)
-        description = next((s.description for s in config.sections if s.id == section_id), "")
-        groups.append(Group(section_id, config.section_title(section_id), f"/{section_id}/", description, members))
-    top = _newest_first(p for p in pages if not p.section)
-    if top:
-        groups.append(Group("more", "More", "", "", top))
-    return tuple(groups)
-
-
-def _newest_first(pages: Any) -> tuple[Page, ...]:
-    return tuple(sorted(pages, key=lambda p: (-p.front.checked.toordinal(), p.front.title, p.url)))
-
-
-def navigation(pages: Sequence[Page], config: SiteConfig) -> tuple[NavItem, ...]:
-    items = [NavItem(g.title, g.url) for g in _groups(pages, config) if g.url]
-    items += [NavItem(_short_title(p.front.title), p.url) for p in sorted(pages, key=lambda p: p.url) if not p.section]
+def navigation(index: SiteIndex, config: SiteConfig) -> tuple[NavItem, ...]:
+    home = index.listings[0]
+    items = [NavItem(s.title, s.url) for s in home.sections]
+    items += [NavItem("Records", COMMUNITY_URL), NavItem("Explore", EXPLORE_URL)]
+    top = sorted((e.page for e in index.entries if not e.page.section), key=lambda p: p.url)
+    items += [NavItem(_short_title(p.front.title), p.url) for p in top]
     return tuple(items)
 
 

@@ -39,6 +39,7 @@ SCHEMA_FILES = (
     "export.schema.json",
     "conditions.schema.json",
     "frontmatter.schema.json",
+    "community.schema.json",
     "chart.schema.json",
     "site.schema.json",
     "units.json",

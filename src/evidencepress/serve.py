@@ -12,6 +12,7 @@ keeps being served.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import mimetypes
@@ -167,13 +168,14 @@ def start_server(site: LiveSite, port: int, client_script: bytes) -> ThreadingHT
 
 
 def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Callable[[Snapshot, float], None],
-                      stop: threading.Event) -> None:
+                      stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
     """Rebuild after every batch of changes until ``stop`` is set.
 
     One watcher runs across rebuilds, so a save made while a rebuild runs is the next batch,
     never lost. The watched folders are recursive; ``site.toml`` is compared by content at
     every tick instead (an editor that replaces the file would end a watch on the file
-    itself), and a watched folder created or removed starts the watcher afresh."""
+    itself), and a watched folder created or removed starts the watcher afresh. ``ready`` is
+    called once the watcher's first tick has come, i.e. once every later save is seen."""
     import watchfiles
 
     config = _fingerprint(root / "site.toml")
@@ -181,6 +183,9 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Call
         folders = [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=100, step=20, rust_timeout=500,
                                         yield_on_timeout=True, raise_interrupt=False):
+            if ready is not None:
+                ready()
+                ready = None
             now = _fingerprint(root / "site.toml")
             if changes or now != config:
                 config = now
@@ -229,10 +234,11 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
     started = time.perf_counter()
     files, problems = site_files(options, store)
     report(site.publish(files, problems), time.perf_counter() - started)
-    echo(f"serving {url} (Ctrl-C to stop)", err=True)
     stop = threading.Event()
+    # "serving" is said once the watcher runs: a save made right after it is never missed.
+    ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)
     try:
-        watch_and_rebuild(root, site, lambda: site_files(options, store), report, stop)
+        watch_and_rebuild(root, site, lambda: site_files(options, store), report, stop, ready)
     except KeyboardInterrupt:
         pass
     finally:

@@ -87,7 +87,7 @@ def _front_matter(document: Document | None, path: str, schemas: SchemaSet) -> t
         return None, [error(Location(path, 2, 1), "front matter must be a YAML mapping of keys to values",
                             "front-matter", hint="write `title: ...`, `summary: ...`, `checked: YYYY-MM-DD`")]
     # The schema and the page both see the JSON form: `title: 2026-10-18` is the text "2026-10-18".
-    front = _json_compatible(value)
+    front = json_compatible(value)
     problems = schema_problems(schemas.validator("frontmatter.schema.json"), front, positions, rule="front-matter")
     if problems:
         return None, problems
@@ -103,12 +103,12 @@ def _front_matter(document: Document | None, path: str, schemas: SchemaSet) -> t
     ), []
 
 
-def _json_compatible(value: Any) -> Any:
+def json_compatible(value: Any) -> Any:
     """YAML gives dates as date objects; the schema sees them as ISO strings."""
     if isinstance(value, dict):
-        return {str(k): _json_compatible(v) for k, v in value.items()}
+        return {str(k): json_compatible(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_json_compatible(v) for v in value]
+        return [json_compatible(v) for v in value]
     if isinstance(value, (dt.date, dt.datetime)):
         return value.isoformat()
     return value

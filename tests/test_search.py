@@ -1,0 +1,100 @@
+"""Search: the Pagefind bundle is built with the site, byte-stable, with filters from the exports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cbor2
+import pytest
+from click.testing import CliRunner
+from sitekit import article, export, make_site, result, tree
+
+from evidencepress.cli import main
+from evidencepress.search import _unpack, build_search_index, canonical_bundle
+
+
+def build(root: Path, *args: str) -> tuple[int, str]:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *args])
+    return outcome.exit_code, outcome.output
+
+
+def search_site(root: Path) -> Path:
+    spark = result("Run on one Spark")
+    pair = result("Run on two Sparks", source_record_id="pair-record")
+    pair["conditions"].update({"system": "2 x DGX Spark", "engine": "SGLang", "model": "Qwen3.8-Flash-Next"})
+    return make_site(root, {
+        "guides/a.md": article("Decode on one Spark", "The unusual word zeppelin appears here.", export(spark)),
+        "guides/b.md": article("Decode on two Sparks", "Another body.", export(pair)),
+    })
+
+
+def filters(files: dict[str, bytes]) -> dict[str, dict[str, list[int]]]:
+    found: dict[str, dict[str, list[int]]] = {}
+    for name, data in files.items():
+        if name.startswith("pagefind/filter/"):
+            filter_name, values = cbor2.loads(_unpack(data))
+            found[filter_name] = {value: pages for value, pages in values}
+    return found
+
+
+def test_the_build_writes_a_search_bundle_with_filters_from_the_exports(tmp_path: Path) -> None:
+    root = search_site(tmp_path)
+    code, output = build(root)
+    assert code == 0, output
+    assert "[search]" not in output
+    files = tree(root / "_site")
+    entry = json.loads(files["pagefind/pagefind-entry.json"])
+    assert entry["languages"]["en"]["page_count"] == 4  # two articles, two record pages
+    assert {"pagefind/pagefind.js", "pagefind/pagefind-ui.js", "pagefind/pagefind-ui.css"} <= set(files)
+    found = filters(files)
+    assert sorted(found) == ["engine", "model", "system"]
+    assert sorted(found["system"]) == ["1 x DGX Spark", "2 x DGX Spark"]
+    assert sorted(found["engine"]) == ["SGLang", "vLLM"]
+    html = files["search/index.html"].decode()
+    assert 'data-bundle="../pagefind/"' in html and "static/search.js" in html
+    assert "built without a search index" not in html
+    article_html = files["guides/a/index.html"].decode()
+    assert '<li data-pagefind-filter="system">1 x DGX Spark</li>' in article_html
+
+
+def test_the_bundle_is_byte_identical_from_run_to_run(tmp_path: Path) -> None:
+    """Each run starts a new Pagefind process, whose hash maps order filter values differently."""
+    root = search_site(tmp_path)
+    assert build(root)[0] == 0
+    site = root / "_site"
+    pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*.html")
+             if b"data-pagefind-body" in p.read_bytes()}
+    runs = [build_search_index(pages, "en") for _ in range(3)]
+    assert all(not run.problems for run in runs)
+    assert runs[0].files == runs[1].files == runs[2].files
+
+
+def test_canonical_bundle_sorts_filter_values_and_renames_by_content_hash(tmp_path: Path) -> None:
+    root = search_site(tmp_path)
+    assert build(root)[0] == 0
+    bundle = {p.relative_to(root / "_site/pagefind").as_posix(): p.read_bytes()
+              for p in (root / "_site/pagefind").rglob("*") if p.is_file()}
+    assert canonical_bundle(bundle) == bundle  # already canonical: a fixed point
+    for name, data in bundle.items():
+        if name.startswith("filter/"):
+            _, values = cbor2.loads(_unpack(data))
+            assert [v[0] for v in values] == sorted(v[0] for v in values)
+
+
+def test_without_pagefind_the_build_succeeds_with_one_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "no-such-pagefind"))
+    root = search_site(tmp_path / "site")
+    code, output = build(root)
+    assert code == 0, output
+    assert output.count("[search]") == 1
+    assert output.startswith("pagefind: warning: search index not built: ")
+    assert "  hint: install the pinned pagefind[bin] package (make setup); the site is built without search" in output
+    files = tree(root / "_site")
+    assert not any(name.startswith("pagefind/") for name in files)
+    html = files["search/index.html"].decode()
+    assert "This copy of the site was built without a search index." in html
+    assert "search.js" not in html
+    code, output = build(root, "--strict")
+    assert code == 1
+    assert "pagefind: error: search index not built" in output

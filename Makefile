@@ -9,8 +9,11 @@ STAMP := $(VENV)/.installed
 build: $(STAMP)
 	$(BIN)/evidencepress build
 
+# Lint and types first (fast), then the suite on every core; pytest's exit code 5 (no test ran) fails.
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/ruff check src tests
+	$(BIN)/mypy --strict src
+	$(BIN)/python -m pytest -q -n auto
 
 check: $(STAMP)
 	$(BIN)/evidencepress check

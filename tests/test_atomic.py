@@ -16,15 +16,17 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
-from evidencepress.build import BuildOptions, build_site
 from sitekit import article, export, make_site, result, tree
+
+from evidencepress.build import build_site
+from evidencepress.options import BuildOptions
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
     from evidencepress import writer
-    from evidencepress.build import BuildOptions, build_site
+    from evidencepress.build import build_site
+    from evidencepress.options import BuildOptions
 
     root, kill_at, portable = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "portable"
     if portable:

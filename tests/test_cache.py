@@ -5,9 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evidencepress.build import BuildOptions, build_site, plan_site
-from evidencepress.cache import Store, key_of, prune
 from sitekit import article, export, make_site, result, tree
+
+from evidencepress.build import build_site, plan_site
+from evidencepress.cache import Store, key_of, prune
+from evidencepress.options import BuildOptions
 
 
 def _outcome(root: Path) -> tuple[list[str], list[str]]:

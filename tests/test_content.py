@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from sitekit import REPO
 
 SHARED = REPO.parent / "shared"
@@ -32,9 +31,9 @@ needs_seed = pytest.mark.skipif(not SEED.is_dir(), reason="../shared/seed is not
 def split(path: Path) -> tuple[dict, str, str | None]:
     text = path.read_text(encoding="utf-8")
     _, front, body = text.split("---\n", 2)
-    match = re.search(r"^```json export\n(.*?)\n```$", body, re.M | re.S)
+    match = re.search(r"^```json export\n(.*?)\n```$", body, re.MULTILINE | re.DOTALL)
     export = match.group(1) if match else None
-    prose = re.sub(r"^```.*?^```$", "", body, flags=re.M | re.S)
+    prose = re.sub(r"^```.*?^```$", "", body, flags=re.MULTILINE | re.DOTALL)
     return yaml.safe_load(front), prose, export
 
 
@@ -92,7 +91,7 @@ def test_the_chart_kinds_appear() -> None:
     a dot plot shows whole (range stays covered by the chart tests)."""
     kinds: set[str] = set()
     for path in GUIDES.glob("*.md"):
-        for fence in re.findall(r"^```chart\n(.*?)\n```$", path.read_text(), re.M | re.S):
+        for fence in re.findall(r"^```chart\n(.*?)\n```$", path.read_text(), re.MULTILINE | re.DOTALL):
             spec = yaml.safe_load(fence)
             kinds.add(spec["kind"])
             kinds |= {panel["kind"] for panel in spec["panels"] if "kind" in panel}
@@ -108,7 +107,7 @@ def test_no_sentence_is_copied_from_the_seed_dump() -> None:
     copied: list[str] = []
     for path in sorted((REPO / "content").rglob("*.md")):
         _, prose, _ = split(path)
-        prose = re.sub(r"https?://\S+|^\|.*\|$", " ", prose, flags=re.M)
+        prose = re.sub(r"https?://\S+|^\|.*\|$", " ", prose, flags=re.MULTILINE)
         for sentence in re.split(r"(?<=[.!?])\s+", prose):
             tokens = words(sentence)
             if any(re.search("[a-z]", t) for t in tokens) and any(

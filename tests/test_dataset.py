@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+
+from sitekit import export, result
 
 from evidencepress.dataset import csv_bytes, json_rows, result_table
 from evidencepress.jsonmap import load_json
 from evidencepress.schemas import DEFAULT_FOLDER, load_schemas
-
-from sitekit import export, result
-
-import json
 
 
 def _export(*results: dict) -> dict:

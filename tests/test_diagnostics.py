@@ -14,8 +14,8 @@ import copy
 import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 import pytest
 from click.testing import CliRunner, Result
@@ -351,7 +351,7 @@ CHECK_CASES: list[tuple[str, str, str]] = [
                "rename the section; the build adds `page` to index.json itself"))),
     ("result-not-an-object", edit('"reported_results": [\n', '"reported_results": [\n    "decode 42.5",\n'),
      report(at(30, 5, 'error: reported_results[0]: expected a reported result (an object), got "decode 42.5" '
-                      f"[schema]", f"a reported result has {RESULT_KEYS}"))),
+                      "[schema]", f"a reported result has {RESULT_KEYS}"))),
     ("uncertainty-wrong-shape", edit('"uncertainty": null', '"uncertainty": {"sd": 0.25}'),
      report(at(36, 7, f'error: reported_results[0].uncertainty: {UNCERTAINTY}, got {{"sd": 0.25}} [schema]',
                "write null when the source reports no dispersion"))),
@@ -505,16 +505,16 @@ def test_crlf_and_bom_build_and_keep_positions(tmp_path: Path, encode: object) -
 # --- file names and symlinks ----------------------------------------------------------------
 
 @pytest.mark.parametrize("rel, expected", [
-    ("guides/Decode.md", "content/guides/Decode.md: error: 'Decode' is not a slug [slug]\n"
-                         "  hint: use lowercase letters, digits and hyphens, e.g. 'decode'"),
-    ("guides/decode rate.md", "content/guides/decode rate.md: error: 'decode rate' is not a slug [slug]\n"
-                              "  hint: use lowercase letters, digits and hyphens, e.g. 'decode-rate'"),
-    ("Guides/decode.md", "content/Guides/decode.md: error: 'Guides' is not a slug [slug]\n"
-                         "  hint: use lowercase letters, digits and hyphens, e.g. 'guides'"),
-    ("guides/..decode.md", "content/guides/..decode.md: error: '..decode' is not a slug [slug]\n"
-                           "  hint: use lowercase letters, digits and hyphens, e.g. 'decode'"),
-    ("guides/decode_rate.md", "content/guides/decode_rate.md: error: 'decode_rate' is not a slug [slug]\n"
-                              "  hint: use lowercase letters, digits and hyphens, e.g. 'decode-rate'"),
+    ("guides/Decode.md", ("content/guides/Decode.md: error: 'Decode' is not a slug [slug]\n"
+                         "  hint: use lowercase letters, digits and hyphens, e.g. 'decode'")),
+    ("guides/decode rate.md", ("content/guides/decode rate.md: error: 'decode rate' is not a slug [slug]\n"
+                              "  hint: use lowercase letters, digits and hyphens, e.g. 'decode-rate'")),
+    ("Guides/decode.md", ("content/Guides/decode.md: error: 'Guides' is not a slug [slug]\n"
+                         "  hint: use lowercase letters, digits and hyphens, e.g. 'guides'")),
+    ("guides/..decode.md", ("content/guides/..decode.md: error: '..decode' is not a slug [slug]\n"
+                           "  hint: use lowercase letters, digits and hyphens, e.g. 'decode'")),
+    ("guides/decode_rate.md", ("content/guides/decode_rate.md: error: 'decode_rate' is not a slug [slug]\n"
+                              "  hint: use lowercase letters, digits and hyphens, e.g. 'decode-rate'")),
 ])
 def test_file_names_must_be_slugs(tmp_path: Path, rel: str, expected: str) -> None:
     result = run(write_site(tmp_path, {rel: ARTICLE}))
@@ -634,7 +634,7 @@ def test_strict_turns_a_warning_into_an_error(tmp_path: Path) -> None:
 
 
 def test_plus_and_percent_2b_are_the_same_url(tmp_path: Path) -> None:
-    source = "https://github.com/weklund/bench/blob/{rev}/Apple_M4_Pro_10P%2B4E%2B20GPU/REPORT.md".format(rev=REV)
+    source = f"https://github.com/weklund/bench/blob/{REV}/Apple_M4_Pro_10P%2B4E%2B20GPU/REPORT.md"
     cited = source.replace("%2B", "+") + "#L40"
     article = edit(f'url: "{URL}"', f'url: "{source}"')
     article = edit(f'"evidence_url": "{URL}#L10"', f'"evidence_url": "{cited}"', article)
@@ -656,31 +656,31 @@ TOML = site_toml()
 KNOWN_TOML = "known keys: title, description, base_url, language, footer, license, output, sections"
 TOML_CASES: list[tuple[str, str, str]] = [
     ("unknown-key", edit('language = "en"', 'language = "en"\nlanguge = "de"', TOML),
-     f"site.toml:{toml_line('language') + 1}:1: error: languge: unknown site.toml key 'languge' [config]\n"
-     f"  hint: {KNOWN_TOML}"),
+     (f"site.toml:{toml_line('language') + 1}:1: error: languge: unknown site.toml key 'languge' [config]\n"
+     f"  hint: {KNOWN_TOML}")),
     ("unknown-table", TOML + '\n[params]\ncolour = "red"\n',
-     f"site.toml:{TOML.count(chr(10)) + 2}:2: error: params: unknown site.toml key 'params' [config]\n"
-     f"  hint: {KNOWN_TOML}"),
+     (f"site.toml:{TOML.count(chr(10)) + 2}:2: error: params: unknown site.toml key 'params' [config]\n"
+     f"  hint: {KNOWN_TOML}")),
     ("unknown-section-key", TOML + 'colour = "red"\n',
-     f"site.toml:{TOML.count(chr(10)) + 1}:1: error: sections[{TOML.count('[[sections]]') - 1}].colour: unknown key "
-     "in a section 'colour' [config]\n  hint: a section has id, title and description"),
+     (f"site.toml:{TOML.count(chr(10)) + 1}:1: error: sections[{TOML.count('[[sections]]') - 1}].colour: unknown key "
+     "in a section 'colour' [config]\n  hint: a section has id, title and description")),
     ("wrong-type", edit('language = "en"', "language = 5", TOML),
      f'site.toml:{toml_line("language")}:1: error: language: expected a language tag such as "en", got 5 [config]'),
     ("invalid-toml", edit('language = "en"', "language = en", TOML),
-     f"site.toml:{toml_line('language')}:12: error: invalid TOML: Invalid value [config]\n"
-     '  hint: write `key = value`; strings need double quotes, e.g. language = "en"'),
+     (f"site.toml:{toml_line('language')}:12: error: invalid TOML: Invalid value [config]\n"
+     '  hint: write `key = value`; strings need double quotes, e.g. language = "en"')),
     ("missing-title", edit(TOML.split("\n")[toml_line("title") - 1] + "\n", "", TOML),
-     "site.toml: error: title: missing required key 'title' [config]\n"
-     "  hint: site.toml needs title, base_url, language and footer"),
+     ("site.toml: error: title: missing required key 'title' [config]\n"
+     "  hint: site.toml needs title, base_url, language and footer")),
     ("output-escapes-root", edit('output = "_site"', 'output = "../public"', TOML),
-     f"site.toml:{toml_line('output')}:1: error: output: expected a folder inside the site root (no leading /, "
-     'no . or ..), got "../public" [config]\n  hint: e.g. output = "_site"'),
+     (f"site.toml:{toml_line('output')}:1: error: output: expected a folder inside the site root (no leading /, "
+     'no . or ..), got "../public" [config]\n  hint: e.g. output = "_site"')),
     ("output-is-the-root", edit('output = "_site"', 'output = "."', TOML),
-     f"site.toml:{toml_line('output')}:1: error: output: expected a folder inside the site root (no leading /, "
-     'no . or ..), got "." [config]\n  hint: e.g. output = "_site"'),
+     (f"site.toml:{toml_line('output')}:1: error: output: expected a folder inside the site root (no leading /, "
+     'no . or ..), got "." [config]\n  hint: e.g. output = "_site"')),
     ("output-replaces-content", edit('output = "_site"', 'output = "content"', TOML),
-     f"site.toml:{toml_line('output')}:1: error: output: output folder 'content' would replace the site's own "
-     'content/ [config]\n  hint: use a folder of its own, e.g. output = "_site"'),
+     (f"site.toml:{toml_line('output')}:1: error: output: output folder 'content' would replace the site's own "
+     'content/ [config]\n  hint: use a folder of its own, e.g. output = "_site"')),
 ]
 
 
@@ -800,14 +800,14 @@ def test_all_problems_of_all_files_in_one_run_sorted_and_counted(tmp_path: Path)
     result = run(several_files(tmp_path))
     lines = [line for line in result.stderr.splitlines() if not line.startswith("  hint: ")]
     assert lines == [
-        "content/guides/a-first.md:34:7: warning: reported_results[0].unit: unit 'tok/s' is not in the unit "
-        "vocabulary [unit]",
-        'content/guides/a-first.md:40:9: error: reported_results[0].conditions.concurrency: expected integer >= 1 '
-        'or null, got "one" [schema]',
+        ("content/guides/a-first.md:34:7: warning: reported_results[0].unit: unit 'tok/s' is not in the unit "
+        "vocabulary [unit]"),
+        ('content/guides/a-first.md:40:9: error: reported_results[0].conditions.concurrency: expected integer >= 1 '
+        'or null, got "one" [schema]'),
         "content/guides/b-second.md:33:16: error: reported_results[0].value: NaN is not a JSON number [json-number]",
         "content/guides/c-third.md:1:1: error: empty file [front-matter]",
-        f"content/guides/d-fourth.md:48:7: error: reported_results[0].evidence_url: {OTHER_URL}#L10 is not in a "
-        "document listed in `sources` [evidence-url]",
+        (f"content/guides/d-fourth.md:48:7: error: reported_results[0].evidence_url: {OTHER_URL}#L10 is not in a "
+        "document listed in `sources` [evidence-url]"),
         "by rule:",
         "  evidence-url  1 error",
         "  front-matter  1 error",

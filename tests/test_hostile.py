@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from test_diagnostics import ARTICLE, at, report, run, tree, write_site
 
 from evidencepress.cli import main
-from test_diagnostics import ARTICLE, FILE, at, report, run, tree, write_site
 
 
 def _check(text: str | bytes, tmp_path: Path) -> str:
@@ -107,9 +107,9 @@ def test_a_site_schema_that_is_not_json_is_an_error(tmp_path: Path) -> None:
     (b"# Title\n\nno checked line\n", 1, "no `Checked YYYY-MM-DD.` line: is this a published index.md?"),
     (b"# T\n\nBody\n\nChecked 2026-02-30. F. Conditions and selected source facts are in the adjacent JSON export.\n",
      5, "the Checked date 2026-02-30 is not a date: day is out of range for month"),
-    (b"# T\n\n<!-- evidencepress: {bad -->\n\nChecked 2026-02-10. F. Conditions and selected source facts are in "
-     b"the adjacent JSON export.\n", 3, "the evidencepress comment is not valid JSON: Expecting property name "
-     "enclosed in double quotes"),
+    ((b"# T\n\n<!-- evidencepress: {bad -->\n\nChecked 2026-02-10. F. Conditions and selected source facts are in "
+     b"the adjacent JSON export.\n"), 3, ("the evidencepress comment is not valid JSON: Expecting property name "
+     "enclosed in double quotes")),
 ])
 def test_import_of_a_file_that_is_not_a_published_page(tmp_path: Path, content: bytes, line: int,
                                                         message: str) -> None:

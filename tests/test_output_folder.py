@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
-from sitekit import article, make_site, tree
 
 
 def _site(root: Path) -> Path:

@@ -24,10 +24,10 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker, validators
+from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 from evidencepress.cli import main
 from evidencepress.schemas import ECMA_KEYWORDS, load_schemas, schema_folder
-from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
 assert ARTICLE_WITH_CHART != ARTICLE
@@ -152,7 +152,7 @@ def hostile_number(draw: st.DrawFn, text: str) -> str:
 @st.composite
 def yaml_tag(draw: st.DrawFn, text: str) -> str:
     """A YAML value of the front matter or the chart replaced by a tagged, anchored or special value."""
-    spots = [m.span(1) for m in re.finditer(r"^ *[a-z_]+: (.+)$", text, re.M) if "```" not in m.group(0)]
+    spots = [m.span(1) for m in re.finditer(r"^ *[a-z_]+: (.+)$", text, re.MULTILINE) if "```" not in m.group(0)]
     start, end = draw(st.sampled_from(spots))
     return text[:start] + draw(st.sampled_from(YAML_TAGS)) + text[end:]
 

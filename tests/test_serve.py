@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sitekit import article, make_site, tree
 
 from evidencepress.diagnostics import Location, error
 from evidencepress.serve import LiveSite, inject, resolve
-from sitekit import article, make_site, tree
 
 PATIENCE = 60.0  # seconds a poll may wait on a loaded machine; a bound on the loop, not a timing assert
 
@@ -89,7 +89,8 @@ def test_an_edit_is_served_and_a_broken_edit_keeps_the_last_good_page(served: tu
 
 
 def test_a_published_build_has_no_reload_script(tmp_path: Path) -> None:
-    from evidencepress.build import BuildOptions, build_site
+    from evidencepress.build import build_site
+    from evidencepress.options import BuildOptions
 
     root = make_site(tmp_path, {"guides/a.md": article("A")})
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]

@@ -6,14 +6,14 @@ import re
 
 import pytest
 import yaml
+from sitekit import REPO
 
 from evidencepress import yamlmap
-from sitekit import REPO
 
 BLOCKS = [
     block
     for path in sorted((REPO / "content").rglob("*.md"))
-    for block in [path.read_text().split("---\n")[1]] + re.findall(r"^```chart\n(.*?)^```$", path.read_text(), re.M | re.S)
+    for block in [path.read_text().split("---\n")[1]] + re.findall(r"^```chart\n(.*?)^```$", path.read_text(), re.MULTILINE | re.DOTALL)
 ]
 
 

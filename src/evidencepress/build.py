@@ -25,8 +25,7 @@ from .exports import EXPORTS_DIR, export_files, stale_exports
 from .feeds import site_files as feed_files
 from .links import check_links
 from .model import Asset, Page, SourceFile
-from .options import BuildOptions as BuildOptions  # re-exported: callers build options from here
-from .options import ConfigError as ConfigError
+from .options import BuildOptions, ConfigError
 from .pagecache import load_page, page_key, save_page
 from .parse import parse_page
 from .record import Outputs, inputs_digest, remember, tree_digest

@@ -18,13 +18,13 @@ from .markdown_out import CHART_OPEN, CHECKED_TAIL, COMMENT_CLOSE, META_OPEN, SO
 
 _SOURCE = re.compile(
     r"^- (?P<publisher>.+?): (?P<url>\S+)\n  - Document revision: (?P<revision>.+)\n  - SHA-256: (?P<sha256>\S+)$",
-    re.M,
+    re.MULTILINE,
 )
-_CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. ", re.M)
+_CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. ", re.MULTILINE)
 _CHART = re.compile(
     r"^!\[(?:[^\]\\\n]|\\.)*\]\([a-z0-9-]+\.svg\)\n\n(?:\*[^\n]*\*\n\n)?" + re.escape(CHART_OPEN) + r"\n(?P<spec>.*?)\n"
     + re.escape(COMMENT_CLOSE) + "$",
-    re.M | re.S,
+    re.MULTILINE | re.DOTALL,
 )
 
 
@@ -96,7 +96,7 @@ def _meta(text: str) -> tuple[dict[str, object], str]:
 
 
 def _export(text: str) -> tuple[str | None, str]:
-    match = re.search(r"^```json\n(.*)\n```\s*\Z", text, re.M | re.S)
+    match = re.search(r"^```json\n(.*)\n```\s*\Z", text, re.MULTILINE | re.DOTALL)
     if not match:
         return None, text
     return match.group(1), text[: match.start()]

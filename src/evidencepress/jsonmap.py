@@ -14,7 +14,8 @@ import bisect
 import json
 import math
 import re
-from typing import Any, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from .diagnostics import Location, Problem, error
 from .jsontext import parse_float, parse_int
@@ -25,7 +26,7 @@ MAX_DEPTH = 64  # objects and arrays inside each other
 MAX_STRING = 10_000  # characters of one string (key or value)
 MAX_ITEMS = 20_000  # items of one array
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.S)
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\]:,]|[^\s{}\[\]:,"]+', re.DOTALL)
 _NON_FINITE = {"NaN", "Infinity", "-Infinity"}
 _JSON_TYPES = {dict: "an object", list: "an array", str: "a string", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}

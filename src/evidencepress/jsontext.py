@@ -13,8 +13,10 @@ for output. :func:`dumps` writes JSON like ``json.dumps(..., ensure_ascii=False)
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Self
 
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
@@ -24,7 +26,7 @@ class AuthoredFloat(float):
 
     literal: str
 
-    def __new__(cls, literal: str) -> AuthoredFloat:
+    def __new__(cls, literal: str) -> Self:
         number = super().__new__(cls, literal)
         number.literal = literal
         return number
@@ -44,7 +46,7 @@ class AuthoredInt(int):
 
     literal: str
 
-    def __new__(cls, literal: str) -> AuthoredInt:
+    def __new__(cls, literal: str) -> Self:
         number = super().__new__(cls, literal)
         number.literal = literal
         return number
@@ -68,7 +70,7 @@ def is_authored(value: Any) -> bool:
     return isinstance(value, (AuthoredFloat, AuthoredInt))
 
 
-def number_text(value: int | float) -> str:
+def number_text(value: float) -> str:
     """A number as JSON writes it, with its authored literal when it has one."""
     literal = getattr(value, "literal", None)
     if literal is not None:
@@ -77,7 +79,7 @@ def number_text(value: int | float) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         return int.__repr__(value)
-    if value != value:
+    if math.isnan(value):
         return "NaN"
     if value in (float("inf"), float("-inf")):
         return "Infinity" if value > 0 else "-Infinity"

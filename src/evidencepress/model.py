@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from .diagnostics import Location
 
@@ -80,8 +81,7 @@ class SourceFile:
         stem = self.rel[: -len(".md")]
         if stem == "index":
             return "/"
-        if stem.endswith("/index"):
-            stem = stem[: -len("/index")]
+        stem = stem.removesuffix("/index")
         return f"/{stem}/"
 
 

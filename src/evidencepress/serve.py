@@ -83,11 +83,12 @@ class LiveSite:
             return self._snapshot
 
 
-def handler_for(site: LiveSite, client_script: bytes) -> type[BaseHTTPRequestHandler]:
+def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event) -> type[BaseHTTPRequestHandler]:
+    """Request handlers over ``site``; event streams end once ``stop`` is set."""
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_GET(self) -> None:  # noqa: N802 - the http.server name
+        def do_GET(self) -> None:
             path = unquote(urlsplit(self.path).path)
             if path == EVENTS:
                 self._events()
@@ -121,7 +122,7 @@ def handler_for(site: LiveSite, client_script: bytes) -> type[BaseHTTPRequestHan
             try:
                 self.wfile.write(snapshot.event())
                 self.wfile.flush()
-                while not getattr(self.server, "stopping", False):
+                while not stop.is_set():
                     newer = site.wait(snapshot.generation, timeout=10)
                     self.wfile.write(newer.event() if newer.generation != snapshot.generation else b": ping\n\n")
                     self.wfile.flush()
@@ -137,7 +138,7 @@ def handler_for(site: LiveSite, client_script: bytes) -> type[BaseHTTPRequestHan
             self.end_headers()
             self.wfile.write(body)
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the http.server signature
+        def log_message(self, format: str, *args: Any) -> None:
             return  # the terminal shows builds, not requests
 
     return Handler
@@ -160,8 +161,8 @@ def inject(html: bytes) -> bytes:
     return html + _CLIENT_TAG if at < 0 else html[:at] + _CLIENT_TAG + html[at:]
 
 
-def start_server(site: LiveSite, port: int, client_script: bytes) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(site, client_script))
+def start_server(site: LiveSite, port: int, client_script: bytes, stop: threading.Event) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(site, client_script, stop))
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, name="evidencepress-serve", daemon=True).start()
     return server
@@ -216,9 +217,9 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
     from .build import page_store, site_files
     from .options import BuildOptions
 
-    site = LiveSite()
+    site, stop = LiveSite(), threading.Event()
     try:
-        server = start_server(site, port, client_script())
+        server = start_server(site, port, client_script(), stop)
     except OSError as exc:
         raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/"
@@ -234,7 +235,6 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
     started = time.perf_counter()
     files, problems = site_files(options, store)
     report(site.publish(files, problems), time.perf_counter() - started)
-    stop = threading.Event()
     # "serving" is said once the watcher runs: a save made right after it is never missed.
     ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)
     try:
@@ -243,7 +243,6 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         pass
     finally:
         stop.set()
-        setattr(server, "stopping", True)
         server.shutdown()
         server.server_close()
     return []

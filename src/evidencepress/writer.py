@@ -23,9 +23,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
 Checkpoint = Callable[[str], None]

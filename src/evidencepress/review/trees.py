@@ -28,9 +28,10 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..build import CACHE_ROOT, BuildOptions, ConfigError, plan_site, render_site
+from ..build import CACHE_ROOT, plan_site, render_site
 from ..cache import CHARTS
 from ..diagnostics import Problem
+from ..options import BuildOptions, ConfigError
 from ..render import template_problem
 from .git import GitError, Revision, checkout, resolve, site_prefix
 from .snapshot import SiteSnapshot, SnapshotError, site_snapshot

@@ -134,3 +134,37 @@ def test_a_change_anywhere_makes_a_full_build(tmp_path: Path) -> None:
     (root / "static/CNAME").write_text("example.org\n")
     assert _build_in_new_process(root)[0] == "0 True True"
     assert (root / "_site/CNAME").is_file()
+
+
+def test_rendered_articles_follow_their_record_prose_and_the_templates(tmp_path: Path) -> None:
+    """An article's files come back from the cache only while everything they show is unchanged."""
+    import shutil
+
+    from sitekit import REPO
+
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert list((root / ".cache" / "rendered").rglob("*")), "rendered articles were not cached"
+    prose = root / "content" / "community" / "example-record.md"
+    prose.parent.mkdir()
+    prose.write_text('---\ntitle: "A record with a name"\n---\n\nWhat the record is.\n')
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert b"A record with a name" in (root / "_site/guides/a/index.html").read_bytes()
+    shutil.copytree(REPO / "templates", root / "templates")
+    page = root / "templates" / "page.html"
+    page.write_text(page.read_text().replace("{% block main %}", "{% block main %}<p>TEMPLATE-EDIT</p>", 1))
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    for name in ("guides/a/index.html", "guides/b/index.html"):
+        assert b"TEMPLATE-EDIT" in (root / "_site" / name).read_bytes(), name
+
+
+def test_a_cached_build_equals_a_fresh_one_after_an_edit(tmp_path: Path) -> None:
+    pages = {f"guides/p{i}.md": article(f"P{i}", export_doc=export(result(value=40.0 + i))) for i in range(4)}
+    root = make_site(tmp_path / "cached", pages)
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    (root / "content/guides/p2.md").write_text(article("P2 edited", export_doc=export(result(value=99.5))))
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    fresh = make_site(tmp_path / "fresh", {**pages, "guides/p2.md": article("P2 edited",
+                                                                           export_doc=export(result(value=99.5)))})
+    assert not [p for p in build_site(BuildOptions(root=fresh, jobs=1, use_cache=False)) if p.is_error]
+    assert tree(root / "_site") == tree(fresh / "_site") and tree(root / "exports") == tree(fresh / "exports")

@@ -141,3 +141,27 @@ def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
     _poll(lambda: len(calls) >= 3, "the site.toml edit")
     stop.set()
     watcher.join(timeout=10)
+
+
+def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress import serve
+    from evidencepress.search import SearchIndex
+
+    built: list[int] = []
+
+    def index(pages: dict[str, bytes], language: str) -> SearchIndex:
+        built.append(len(pages))
+        return SearchIndex({"pagefind-entry.json": str(len(pages)).encode()}, ())
+
+    monkeypatch.setattr(serve, "build_search_index", index)
+    site = LiveSite()
+    search = serve.BackgroundSearch(site)
+    try:
+        assert search({"a.html": b"a"}, "en").files == {"pagefind-entry.json": b"1"}  # the first: at once
+        site.publish({"a.html": b"a", "b.html": b"b", "pagefind/pagefind-entry.json": b"1"}, [])
+        generation = site.snapshot.generation
+        assert search({"a.html": b"a", "b.html": b"b"}, "en").files == {"pagefind-entry.json": b"1"}  # the last
+        _poll(lambda: site.snapshot.files.get("pagefind/pagefind-entry.json") == b"2", "the refreshed index")
+        assert site.snapshot.generation == generation  # swapped in without a reload
+    finally:
+        search.close()

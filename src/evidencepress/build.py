@@ -15,7 +15,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from .cache import CHARTS, PAGES, Store, prune_caches
+from .cache import CHARTS, Caches, Store, code_fingerprint, key_of, open_caches, prune_caches
 from .charts import render_charts
 from .community import RecordProse, is_record_prose, record_ids, unknown_records, validate_record_prose
 from .config import RESERVED_FOLDERS, SiteConfig, load_config, override_base_url
@@ -26,10 +26,11 @@ from .feeds import site_files as feed_files
 from .links import check_links
 from .model import Asset, Page, SourceFile
 from .options import BuildOptions, ConfigError
-from .pagecache import load_page, page_key, save_page
+from .pagecache import article_key, load_page, page_key, save_page
 from .parse import parse_page
 from .record import Outputs, inputs_digest, remember, tree_digest
 from .render import (
+    DEFAULT_TEMPLATES,
     SiteContext,
     create_environment,
     navigation,
@@ -49,7 +50,7 @@ from .render_site import (
     render_search,
 )
 from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
-from .search import build_search_index
+from .search import SearchIndexer, build_search_index
 from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, SiteIndex, generated_paths, index_site
 from .sources import read_content
 from .validate import validate_page
@@ -103,15 +104,15 @@ def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
     return Setup(schemas, config), problems
 
 
-def page_store(options: BuildOptions) -> Store:
-    """The page cache of the site (memory only with --no-cache); nothing is written before commit()."""
-    return Store(caches_of(options) / PAGES if options.use_cache else None)
+def site_caches(options: BuildOptions) -> Caches:
+    """The caches of the site (memory only with --no-cache); nothing is written before commit()."""
+    return open_caches(caches_of(options) if options.use_cache else None)
 
 
-def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | None = None,
+def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches | None = None,
               progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
     """Read, parse and validate every page, check links: all problems, nothing drawn or written.
-    Validated pages are saved in ``store`` (a new page store when None), which the caller commits."""
+    Validated pages are saved in ``caches`` (new ones when None), which the caller commits."""
     problems: list[Problem] = []
     if setup is None:
         setup, problems = load_setup(options)
@@ -123,7 +124,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, store: Store | 
     pages: list[Page] = []
     every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
     prose: list[RecordProse] = []
-    store = store if store is not None else page_store(options)
+    store = (caches if caches is not None else site_caches(options)).pages
     drafts: list[str] = []
     for number, source in enumerate(content.pages):
         if progress is not None:
@@ -239,12 +240,16 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
     return render_outputs(plan, options, progress)[0]
 
 
-def render_outputs(plan: SitePlan, options: BuildOptions,
-                   progress: StageProgress | None = None) -> tuple[dict[str, bytes], list[Problem]]:
-    """Every output file, and the problems of rendering (a warning when search cannot be indexed)."""
+def render_outputs(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None,
+                   caches: Caches | None = None,
+                   indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes], list[Problem]]:
+    """Every output file, and the problems of rendering (a warning when search cannot be indexed).
+    Articles whose inputs are unchanged are read back from ``caches.rendered``."""
     ctx = _context(plan)
     templates = template_folder(options.root)
     env = create_environment(templates)
+    rendered = caches.rendered if caches is not None else Store(None)
+    context_key = _context_key(ctx, templates)
     files: dict[str, bytes] = {}
 
     def put(url: str, rendered: dict[str, bytes]) -> None:
@@ -256,7 +261,13 @@ def render_outputs(plan: SitePlan, options: BuildOptions,
     for number, page in enumerate(plan.pages):
         if progress is not None:
             progress("rendering pages", number, len(plan.pages))
-        put(page.url, render_article(env, page, ctx, by_page.get(page.url, {})))
+        svgs = by_page.get(page.url, {})
+        key = article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key, svgs)
+        outputs = rendered.load(key)
+        if not isinstance(outputs, dict):
+            outputs = render_article(env, page, ctx, svgs)
+            rendered.save(key, outputs)
+        put(page.url, outputs)
     for listing in plan.index.listings:
         put(listing.url, render_listing(env, listing, ctx))
     for record in plan.index.records:
@@ -275,7 +286,7 @@ def render_outputs(plan: SitePlan, options: BuildOptions,
     if progress is not None:
         progress("indexing search", 0, 0)
     indexed = {name: data for name, data in files.items() if name.endswith(".html") and b"data-pagefind-body" in data}
-    search = build_search_index(indexed, plan.config.language)
+    search = (indexer or build_search_index)(indexed, plan.config.language)
     put("/" + PAGEFIND_FOLDER, dict(search.files))
     put(SEARCH_URL, render_search(env, ctx, search.available))
     return files, list(search.problems)
@@ -294,29 +305,37 @@ def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | Non
     return by_page
 
 
+def _context_key(ctx: SiteContext, templates: Path) -> str:
+    """Everything of the site an article's files depend on besides the article and its entry:
+    configuration, navigation, schema URL, CSV columns, the templates (site and default)."""
+    settings = repr((ctx.config, ctx.nav, ctx.schema_url, ctx.conditions))
+    return key_of(code_fingerprint(), settings, tree_digest(templates), tree_digest(DEFAULT_TEMPLATES))
+
+
 def _context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.index, plan.config), plan.schemas.url("export.schema.json"),
                        plan.index, plan.schemas.core_conditions)
 
 
-def site_files(options: BuildOptions, store: Store | None = None,
-               progress: StageProgress | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+def site_files(options: BuildOptions, caches: Caches | None = None, progress: StageProgress | None = None,
+               indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
     """Plan and render without writing the output: every file of the site by path (for serve).
-    ``store`` (kept across rebuilds by serve) is committed when the site is good."""
-    store = store if store is not None else page_store(options)
-    plan, problems = plan_site(options, store=store)
+    ``caches`` (kept across rebuilds by serve) are committed when the site is good; ``indexer``
+    replaces the Pagefind run (serve refreshes its index in the background)."""
+    caches = caches if caches is not None else site_caches(options)
+    plan, problems = plan_site(options, caches=caches)
     if plan is None:
         return None, problems
-    files, render_problems = _rendered(plan, options, progress)
+    files, render_problems = _rendered(plan, options, progress, caches, indexer)
     if files is not None and options.use_cache:
-        store.commit()
+        caches.commit()
     return files, problems + render_problems
 
 
-def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> tuple[dict[str, bytes] | None,
-                                                                                         list[Problem]]:
+def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None, caches: Caches | None = None,
+              indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
     try:
-        files, problems = render_outputs(plan, options, progress)
+        files, problems = render_outputs(plan, options, progress, caches, indexer)
     except TemplateError as exc:
         return None, [template_problem(exc, options.root)]
     if options.strict:
@@ -336,12 +355,12 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
-    store = page_store(options)
-    plan, plan_problems = plan_site(options, setup, store, progress)
+    caches = site_caches(options)
+    plan, plan_problems = plan_site(options, setup, caches, progress)
     problems += plan_problems
     if plan is None:
         return problems
-    files, render_problems = _rendered(plan, options, progress)
+    files, render_problems = _rendered(plan, options, progress, caches)
     problems += render_problems
     if files is None:
         return problems
@@ -357,7 +376,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")]
     if options.use_cache:
-        store.commit()
+        caches.commit()
         _remember(options, digest, problems, out, files)
         prune_caches(caches_of(options))
     return problems

@@ -17,6 +17,7 @@ import pickle
 import sys
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,23 @@ def _write_entry(folder: Path, key: str, data: bytes) -> None:
         os.replace(temp, target)
     except OSError:
         Path(temp).unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class Caches:
+    """The caches of one build (or of a dev server across its rebuilds), committed together."""
+
+    pages: Store  # validated pages and their problems
+    rendered: Store  # each article's index.html/json/md/csv
+
+    def commit(self) -> None:
+        self.pages.commit()
+        self.rendered.commit()
+
+
+def open_caches(root: Path | None) -> Caches:
+    """The caches under ``root`` (``.cache/``); None keeps them in memory only (``--no-cache``)."""
+    return Caches(Store(root / PAGES if root else None), Store(root / RENDERED if root else None))
 
 
 def prune_caches(root: Path) -> None:

@@ -9,11 +9,23 @@ which keeps an entry a fraction of the page's full size.
 
 from __future__ import annotations
 
-from dataclasses import replace
+import hashlib
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from typing import Any
 
 from .cache import Store, code_fingerprint, key_of
 from .diagnostics import Problem
 from .model import Page, SourceFile
+
+
+def article_key(page: Page, schema_fingerprint: str, entry: Any, context: str, svgs: Mapping[str, bytes]) -> str:
+    """What an article's rendered files depend on: the page (its source, the schemas, the code),
+    its entry in the site index (record titles, counts, section: every field but the page), the
+    site context and templates (``context``), and its drawn charts."""
+    about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
+    drawn = sorted((name, hashlib.sha256(data).hexdigest()) for name, data in svgs.items())
+    return key_of(page_key(page.source, schema_fingerprint), repr(about), context, repr(drawn))
 
 
 def page_key(source: SourceFile, schema_fingerprint: str) -> str:

@@ -27,7 +27,7 @@ import concurrent.futures
 import gzip
 import hashlib
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,9 @@ class SearchIndex:
     @property
     def available(self) -> bool:
         return bool(self.files)
+
+
+SearchIndexer = Callable[[Mapping[str, bytes], str], SearchIndex]  # (HTML pages by path, language) -> index
 
 
 def build_search_index(html_pages: Mapping[str, bytes], language: str) -> SearchIndex:

@@ -26,6 +26,8 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .diagnostics import Problem, format_text, has_errors, sort_problems
+from .render_site import PAGEFIND_FOLDER
+from .search import SearchIndex, build_search_index
 
 Files = Mapping[str, bytes]
 Rebuild = Callable[[], tuple[Files | None, list[Problem]]]
@@ -75,6 +77,15 @@ class LiveSite:
                                       tuple(problems))
             self._changed.notify_all()
             return self._snapshot
+
+    def replace_folder(self, folder: str, files: Mapping[str, bytes]) -> None:
+        """Swap the files under ``folder`` (e.g. a new search index) without a new generation:
+        open pages are not reloaded for it."""
+        with self._changed:
+            current = self._snapshot
+            kept = {name: data for name, data in current.files.items() if not name.startswith(folder)}
+            kept.update({folder + name: data for name, data in files.items()})
+            self._snapshot = Snapshot(current.generation, kept, current.problems)
 
     def wait(self, generation: int, timeout: float) -> Snapshot:
         """The snapshot after ``generation``, or the current one when ``timeout`` passes first."""
@@ -208,13 +219,57 @@ def client_script() -> bytes:
     return (Path(__file__).resolve().parent / "live.js").read_bytes()
 
 
+class BackgroundSearch:
+    """Serve's search index. The first is built before the site is served; after that a rebuild
+    is published with the previous index at once, and the index of the new pages is built in a
+    thread and swapped into the served files when done (search is briefly behind an edit; the
+    page is never held up by it, and no reload follows)."""
+
+    def __init__(self, site: LiveSite) -> None:
+        self.site = site
+        self.last: SearchIndex | None = None
+        self._wanted = threading.Condition()
+        self._next: tuple[dict[str, bytes], str] | None = None
+        self._closed = False
+        self._worker = threading.Thread(target=self._work, name="evidencepress-search", daemon=True)
+        self._worker.start()
+
+    def __call__(self, html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
+        if self.last is None:
+            self.last = build_search_index(html_pages, language)
+            return self.last
+        with self._wanted:
+            self._next = (dict(html_pages), language)  # only the newest request matters
+            self._wanted.notify()
+        return self.last
+
+    def close(self) -> None:
+        with self._wanted:
+            self._closed = True
+            self._wanted.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._wanted:
+                self._wanted.wait_for(lambda: self._next is not None or self._closed)
+                if self._closed:
+                    return
+                assert self._next is not None
+                pages, language = self._next
+                self._next = None
+            index = build_search_index(pages, language)
+            if index.available:
+                self.last = index
+                self.site.replace_folder(PAGEFIND_FOLDER, index.files)
+
+
 class PortUnavailable(Exception):
     """The port cannot be bound (in use, or not allowed)."""
 
 
 def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
     """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
-    from .build import page_store, site_files
+    from .build import site_caches, site_files
     from .options import BuildOptions
 
     site, stop = LiveSite(), threading.Event()
@@ -224,7 +279,8 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     options = BuildOptions(root=root, drafts=drafts, jobs=jobs, base_url=url)
-    store = page_store(options)  # kept across rebuilds: an edit re-validates only the edited page
+    caches = site_caches(options)  # kept across rebuilds: an edit re-validates and re-renders only its page
+    search = BackgroundSearch(site)
 
     def report(snapshot: Snapshot, seconds: float) -> None:
         if snapshot.problems:
@@ -233,16 +289,17 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         echo(f"{verdict} in {seconds:.2f} s", err=True)
 
     started = time.perf_counter()
-    files, problems = site_files(options, store)
+    files, problems = site_files(options, caches, indexer=search)
     report(site.publish(files, problems), time.perf_counter() - started)
     # "serving" is said once the watcher runs: a save made right after it is never missed.
     ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)
     try:
-        watch_and_rebuild(root, site, lambda: site_files(options, store), report, stop, ready)
+        watch_and_rebuild(root, site, lambda: site_files(options, caches, indexer=search), report, stop, ready)
     except KeyboardInterrupt:
         pass
     finally:
         stop.set()
+        search.close()
         server.shutdown()
         server.server_close()
     return []

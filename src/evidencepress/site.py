@@ -10,6 +10,7 @@ files the site will hold.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -132,7 +133,11 @@ class SiteIndex:
     totals: Figures
 
     def entry(self, url: str) -> Entry:
-        return next(e for e in self.entries if e.page.url == url)
+        return self._by_url[url]
+
+    @functools.cached_property
+    def _by_url(self) -> dict[str, Entry]:
+        return {entry.page.url: entry for entry in self.entries}
 
     @property
     def lastmod(self) -> dt.date | None:

@@ -275,23 +275,14 @@ def test_the_html_is_valid(site: Path) -> None:
     if java and jar:
         checked = subprocess.run([java, "-jar", str(jar), "--errors-only", "--format", "gnu", *pages],
                                  capture_output=True, text=True, check=False)
-        lines = [line for line in checked.stderr.splitlines() if line.strip()]
-        errors = [line for line in lines if not any(known in line for known in KNOWN_UPSTREAM)]
+        errors = [line for line in checked.stderr.splitlines() if line.strip()]
         assert errors == [], "\n".join(errors[:40])
-        stale = [known for known in KNOWN_UPSTREAM if not any(known in line for line in lines)]
-        assert stale == [], "fixed upstream: remove from KNOWN_UPSTREAM"
         return
     import html5lib
 
     parser = html5lib.HTMLParser(strict=True)
     for page in pages:
         parser.parse(Path(page).read_bytes())
-
-
-# templates/figure.html (owned by the charts work) puts <details> after <figcaption> inside <figure>,
-# where HTML allows a <figcaption> only as the first or the last child. Reported to the lead. The test
-# fails once nothing matches, so that this entry is removed with the fix.
-KNOWN_UPSTREAM = ("Element “details” not allowed as child of element “figure” in this context.",)
 
 
 def _vnu_jar() -> Path | None:

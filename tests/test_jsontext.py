@@ -64,3 +64,42 @@ def test_published_json_and_markdown_keep_the_literals(tmp_path) -> None:
         text = files[name].decode()
         assert '"value": 22.50' in text and '"temperature": -0' in text, name
     assert b'"value": 22.50' in tree(site / "exports")["guides/a.json"]
+
+
+AUTHORED = st.sampled_from(LITERALS).map(lambda text: jsontext.parse_float(text) if any(c in text for c in ".eE")
+                                          else jsontext.parse_int(text))
+WITH_LITERALS = st.recursive(
+    AUTHORED | st.none() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=25,
+)
+
+
+@given(WITH_LITERALS)
+@settings(max_examples=300, deadline=None)
+def test_the_fast_one_line_writer_equals_the_reference_writer(value: object) -> None:
+    """One-line JSON goes through the C encoder with placeholders for authored numbers."""
+    for separators in ((", ", ": "), (",", ":")):
+        parts: list[str] = []
+        jsontext._write(value, parts, jsontext._Layout(None, *separators, False, None), 0)
+        assert jsontext.dumps(value, indent=None, separators=separators) == "".join(parts)
+
+
+def test_content_cannot_forge_a_placeholder() -> None:
+    value = {"a": jsontext.parse_float("22.50"), "b": "\x00" + "0" * 16 + ":0\x00"}
+    assert jsontext.dumps(value, indent=None) == '{"a": 22.50, "b": "\\u00000000000000000000:0\\u0000"}'
+
+
+def test_numbers_reached_through_default_keep_their_literal() -> None:
+    """The chart cache key hashes dataclasses through ``default``: 42.5 and 42.50 must differ."""
+    from dataclasses import asdict, dataclass
+
+    @dataclass
+    class Point:
+        value: float
+
+    def plain(item: object) -> object:
+        return asdict(item)  # type: ignore[call-overload]
+
+    texts = {jsontext.dumps(Point(jsontext.parse_float(t)), indent=None, default=plain) for t in ("42.5", "42.50")}
+    assert texts == {'{"value": 42.5}', '{"value": 42.50}'}

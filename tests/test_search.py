@@ -89,7 +89,7 @@ def test_without_pagefind_the_build_succeeds_with_one_warning(tmp_path: Path, mo
     assert code == 0, output
     assert output.count("[search]") == 1
     assert output.startswith("pagefind: warning: search index not built: ")
-    assert "  hint: install the pinned pagefind[bin] package (make setup); the site is built without search" in output
+    assert "  hint: install the pinned pagefind-bin package (make setup); the site is built without search" in output
     files = tree(root / "_site")
     assert not any(name.startswith("pagefind/") for name in files)
     html = files["search/index.html"].decode()

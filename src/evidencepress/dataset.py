@@ -120,6 +120,8 @@ def csv_cell(value: Any) -> str:
         return ""
     if isinstance(value, str):
         return value
+    if isinstance(value, (bool, int, float)):
+        return jsontext.number_text(value)
     return jsontext.dumps(value, indent=None)
 
 

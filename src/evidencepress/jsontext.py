@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Self
@@ -120,9 +121,68 @@ def dumps(
     separators=separators, sort_keys=sort_keys, default=default, ensure_ascii=False)``
     would, every number written as authored."""
     comma, colon = separators or ((", ", ": ") if indent is None else (",", ": "))
+    if indent is None and default is None:  # what ``default`` returns may hold authored numbers too
+        return _compact(value, (comma, colon), sort_keys)
     parts: list[str] = []
     _write(value, parts, _Layout(indent, comma, colon, sort_keys, default), 0)
     return "".join(parts)
+
+
+class _Literal:
+    """Stands in for an authored number while the C encoder writes the rest."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+
+def _compact(value: Any, separators: tuple[str, str], sort_keys: bool) -> str:
+    """One-line JSON through the standard library's C encoder. Authored numbers, which it would
+    write in their shortest form, go through it as placeholder strings that are then replaced by
+    their literals; the placeholders carry a random token that no content can know in advance."""
+    literals: list[str] = []
+    marked = _marked(value, literals)
+    if not literals:
+        return json.dumps(value, ensure_ascii=False, separators=separators, sort_keys=sort_keys)
+    token = secrets.token_hex(8)
+
+    def fallback(item: Any) -> Any:
+        if isinstance(item, _Literal):
+            return f"\x00{token}:{item.index}\x00"
+        raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+
+    text = json.dumps(marked, ensure_ascii=False, separators=separators, sort_keys=sort_keys, default=fallback)
+    for index, literal in enumerate(literals):
+        text = text.replace(json.dumps(f"\x00{token}:{index}\x00"), literal, 1)
+    return text
+
+
+def _marked(value: Any, literals: list[str]) -> Any:
+    """``value`` with each authored number replaced by a _Literal (``value`` itself when it has none)."""
+    if isinstance(value, (AuthoredFloat, AuthoredInt)):
+        literals.append(value.literal)
+        return _Literal(len(literals) - 1)
+    if isinstance(value, dict):
+        items = {key: _marked(item, literals) for key, item in value.items()} if _holds_authored(value) else value
+        return items
+    if isinstance(value, (list, tuple)):
+        return [_marked(item, literals) for item in value] if _holds_authored(value) else value
+    return value
+
+
+def _holds_authored(value: Any) -> bool:
+    """Does ``value`` contain an authored number (walked without recursion)?"""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (AuthoredFloat, AuthoredInt)):
+            return True
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
 
 
 def _write(value: Any, parts: list[str], layout: _Layout, level: int) -> None:

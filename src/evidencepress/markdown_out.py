@@ -31,7 +31,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from . import jsontext
 from .bodyscan import pieces
 from .inlinerender import value_markdown
 from .model import Page
@@ -64,7 +63,7 @@ def article_markdown(page: Page, footer: str) -> str:
         ))
     parts.append(f"Checked {front.checked.isoformat()}. {footer} {CHECKED_TAIL}")
     if page.export is not None:
-        parts.append("```json\n" + jsontext.dumps(page.export) + "\n```")
+        parts.append("```json\n" + page.export_json + "\n```")
     return "\n\n".join(parts) + "\n"
 
 

@@ -1,20 +1,23 @@
 """Frozen values passed between pipeline stages.
 
-This module imports nothing else of the package except diagnostics' Location,
-so every stage can depend on it. Stages never mutate these objects: a later
+This module imports nothing else of the package except diagnostics' Location
+and jsontext (standard library only), so every stage can depend on it. Stages never mutate these objects: a later
 stage produces a new, richer value instead of filling in an old one.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import jsontext
 from .diagnostics import Location
 
+EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _SNAPSHOT = re.compile(r"snapshot-\d{4}-\d{2}-\d{2}")
 
@@ -188,6 +191,12 @@ class Page:
     @property
     def url(self) -> str:
         return self.source.url
+
+    @functools.cached_property
+    def export_json(self) -> str:
+        """The export as published JSON text (two-space indent, numbers as authored), written once
+        for index.json, index.md and exports/; an empty export for a page without one."""
+        return jsontext.dumps(self.export if self.export is not None else EMPTY_EXPORT)
 
     @property
     def section(self) -> str:

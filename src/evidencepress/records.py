@@ -95,21 +95,26 @@ def build_records(pages: Sequence[Page], prose: Sequence[RecordProse],
                   core: Sequence[str] = ()) -> tuple[Record, ...]:
     """Every record of any export, sorted by id; ``core`` condition keys come first in displays."""
     by_id = {entry.record_id: entry for entry in prose}
-    ids = sorted({rid for page in pages for rid in record_ids(page.export)})
+    cited: dict[str, list[Citation]] = {}
+    for page in sorted(pages, key=lambda p: p.url):  # one pass over each export, whatever the number of records
+        results: dict[str, list[Mapping[str, Any]]] = {}
+        for result in results_of(page):
+            if isinstance(result.get("source_record_id"), str):
+                results.setdefault(result["source_record_id"], []).append(result)
+        mentions = _mentions(page.export)
+        for rid in sorted(results.keys() | mentions.keys()):
+            cited.setdefault(rid, []).append(_citation(page, tuple(results.get(rid, ())),
+                                                       tuple(mentions.get(rid, ())), core))
     records: list[Record] = []
-    for rid in ids:
-        citations = tuple(c for page in sorted(pages, key=lambda p: p.url)
-                          if (c := _citation(page, rid, core)) is not None)
+    for rid in sorted({rid for page in pages for rid in record_ids(page.export)}):  # slugs only
         text = by_id.get(rid)
-        records.append(Record(rid, text.title if text else rid, text.summary if text else "", text, citations))
+        records.append(Record(rid, text.title if text else rid, text.summary if text else "", text,
+                              tuple(cited.get(rid, ()))))
     return tuple(records)
 
 
-def _citation(page: Page, record_id: str, core: Sequence[str]) -> Citation | None:
-    results = tuple(r for r in results_of(page) if r.get("source_record_id") == record_id)
-    mentions = tuple(_mentions(page.export, record_id))
-    if not results and not mentions:
-        return None
+def _citation(page: Page, results: tuple[Mapping[str, Any], ...], mentions: tuple[Mention, ...],
+              core: Sequence[str]) -> Citation:
     shared, varying = split_conditions(results, core)
     return Citation(page, results, shared, varying, mentions, _sources(page, results))
 
@@ -143,19 +148,32 @@ def _same(a: Any, b: Any) -> bool:
     """Equal as authored: 22.5 and 22.50 differ, as do 1 and 1.0, or true and 1."""
     if a is ABSENT or b is ABSENT:
         return a is b
-    return bool(jsontext.dumps(a, indent=None) == jsontext.dumps(b, indent=None))
+    return _as_written(a) == _as_written(b)
 
 
-def _mentions(export: Any, record_id: str) -> Iterator[Mention]:
+def _as_written(value: Any) -> str:
+    """A value's JSON text, or (for a string) a text no other kind of value starts with."""
+    if isinstance(value, str):
+        return '"' + value
+    if value is None or isinstance(value, (bool, int, float)):
+        return "null" if value is None else jsontext.number_text(value)
+    return jsontext.dumps(value, indent=None)
+
+
+def _mentions(export: Any) -> dict[str, list[Mention]]:
+    """Objects outside reported_results that name a source record, by record id."""
+    found: dict[str, list[Mention]] = {}
     if not isinstance(export, Mapping):
-        return
+        return found
     for section, value in export.items():
         if section == "reported_results":
             continue
         for path, entry in _objects(value, (section,)):
-            if entry.get("source_record_id") == record_id:
+            record_id = entry.get("source_record_id")
+            if isinstance(record_id, str):
                 label = entry.get("label") or entry.get("name") or entry.get("id") or path[-1]
-                yield Mention(pointer(path), str(label))
+                found.setdefault(record_id, []).append(Mention(pointer(path), str(label)))
+    return found
 
 
 def _objects(value: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:

@@ -27,12 +27,11 @@ from .jsonld import dataset_jsonld
 from .markdown import headings, render_tokens
 from .markdown_out import article_markdown
 from .markdown_site import listing_markdown
-from .model import Page
+from .model import EMPTY_EXPORT, Page
 from .site import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .urls import absolute, relative
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parent / "defaults" / "templates"
-EMPTY_EXPORT: dict[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
 
 
 @dataclass(frozen=True)
@@ -199,8 +198,17 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
 
 
 def article_json(page: Page, ctx: SiteContext) -> bytes:
-    document = {"page": page_envelope(page, ctx), **(page.export if page.export is not None else EMPTY_EXPORT)}
-    return dump_json(document)
+    """``{"page": envelope, ...the export}``: the export's members as the page already wrote them."""
+    return page_document(page_envelope(page, ctx), page.export_json)
+
+
+def page_document(envelope: Mapping[str, Any], export_json: str) -> bytes:
+    """The bytes of ``dump_json({"page": envelope, **export})``, given the export's JSON text:
+    at two-space indent an object's members are laid out the same whatever comes before them."""
+    head = jsontext.dumps({"page": envelope})
+    if export_json == "{}":
+        return (head + "\n").encode("utf-8")
+    return (head[: -len("\n}")] + ",\n" + export_json[len("{\n"):] + "\n").encode("utf-8")
 
 
 def dump_json(document: Any) -> bytes:

@@ -17,8 +17,9 @@ from markupsafe import Markup
 
 from .markdown import render_tokens
 from .markdown_site import page_markdown, record_markdown
+from .model import EMPTY_EXPORT
 from .records import Record
-from .render import EMPTY_EXPORT, SiteContext, dump_json, generated_envelope, page_context
+from .render import SiteContext, dump_json, generated_envelope, page_context
 from .site import (
     COMMUNITY_SUMMARY,
     COMMUNITY_TITLE,

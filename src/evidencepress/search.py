@@ -1,14 +1,15 @@
 """Search index: the rendered HTML pages -> the files of a Pagefind bundle (``pagefind/``).
 
-Pagefind (the PyPI package ``pagefind[bin]``, which ships its binary) indexes
+Pagefind (the PyPI package ``pagefind-bin``, which ships its binary) indexes
 the elements marked ``data-pagefind-body`` (articles and record pages) and the
 ``data-pagefind-filter`` values they carry (system, model, engine). The
 bundle is returned as bytes, so the writer publishes it with the rest of the
 site in one atomic swap; nothing is written to the output folder here.
 
-The pages are handed to Pagefind as one folder (a private temporary copy), not
-one message per page: the Python client waits 0.1 s per message, which would
-cost seconds per build.
+The pages are handed to the Pagefind binary as one folder (a private temporary
+copy), and the bundle is read back from another: its Python client waits 0.1 s
+per page message and cannot read a bundle larger than its stream limit (a site
+of a thousand pages hung until the time-out).
 
 Pagefind 1.5 writes its filter files (and the list of them in its metadata)
 in hash-map order, which changes from run to run although nothing else does.
@@ -22,10 +23,10 @@ the build goes on without a search index and says so in one warning.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import gzip
 import hashlib
+import os
+import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -57,49 +58,41 @@ def build_search_index(html_pages: Mapping[str, bytes], language: str) -> Search
     if not html_pages:
         return SearchIndex({}, ())  # nothing to search: no index, and nothing to warn about
     try:
-        files = canonical_bundle(_run_in_own_thread(html_pages, language))
+        files = canonical_bundle(_index(html_pages, language))
     except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
         return SearchIndex({}, (_unavailable(exc),))
     return SearchIndex(files, ())
 
 
-def _run_in_own_thread(html_pages: Mapping[str, bytes], language: str) -> dict[str, bytes]:
-    """Pagefind's client is asyncio; a thread of its own gives it a loop even when the
-    build itself runs inside one (a dev server, a browser test)."""
-    def run() -> dict[str, bytes]:
-        return asyncio.run(asyncio.wait_for(_index(html_pages, language), TIMEOUT_SECONDS))
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(run).result()
-
-
 def _unavailable(exc: BaseException) -> Problem:
     reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    if isinstance(exc, TimeoutError):
+    if isinstance(exc, subprocess.TimeoutExpired):
         reason = f"Pagefind did not finish within {TIMEOUT_SECONDS} s"
     return warning(Location("pagefind"), f"search index not built: {reason}", "search",
-                   hint="install the pinned pagefind[bin] package (make setup); "
+                   hint="install the pinned pagefind-bin package (make setup); "
                         "the site is built without search and its search page says so")
 
 
-async def _index(html_pages: Mapping[str, bytes], language: str) -> dict[str, bytes]:
-    # Imported here: only a build that indexes needs it. The service, not PagefindIndex, is the
-    # context manager: leaving a PagefindIndex context would write the bundle into the working folder.
-    from pagefind.index import IndexConfig
-    from pagefind.service import PagefindService
+def _index(html_pages: Mapping[str, bytes], language: str) -> dict[str, bytes]:
+    """Run the Pagefind binary over a private temporary copy of the pages; the bundle's files by path."""
+    binary = os.environ.get("PAGEFIND_BINARY_PATH")  # the variable Pagefind's own wrappers read
+    if not binary:
+        from pagefind_bin import get_executable  # type: ignore[import-untyped]  # only a build that indexes
 
-    # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
-    config = IndexConfig(force_language=language.split("-")[0].lower(), exclude_selectors=["figure svg"])
+        binary = str(get_executable())
     with tempfile.TemporaryDirectory(prefix="evidencepress-search-") as folder:
+        site, bundle = Path(folder, "site"), Path(folder, "bundle")
         for rel, data in sorted(html_pages.items()):
-            path = Path(folder, rel)
+            path = site / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(data)
-        async with PagefindService() as service:
-            index = await service.create_index(config)
-            await index.add_directory(folder)
-            found = await index.get_files()
-    return {str(item["path"]): bytes(item["content"]) for item in sorted(found, key=lambda f: str(f["path"]))}
+        # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
+        command = [binary, "--site", str(site), "--output-path", str(bundle), "--silent",
+                   "--force-language", language.split("-")[0].lower(), "--exclude-selectors", "figure svg"]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(f"Pagefind exited with {done.returncode}: {done.stderr.strip()[:300]}")
+        return {p.relative_to(bundle).as_posix(): p.read_bytes() for p in sorted(bundle.rglob("*")) if p.is_file()}
 
 
 # --- making the bundle byte-stable ------------------------------------------------------------

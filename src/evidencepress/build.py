@@ -9,7 +9,7 @@ write. Each returns all problems of the run.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +54,7 @@ from .search import SearchIndexer, build_search_index
 from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, SiteIndex, generated_paths, index_site
 from .sources import read_content
 from .validate import validate_page
-from .writer import MARKER, MARKER_TEXT, Checkpoint, read_tree, refusal, write_trees
+from .writer import MARKER, MARKER_TEXT, Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
 
 CACHE_ROOT = ".cache"
 CACHE_DIR = f"{CACHE_ROOT}/{CHARTS}"
@@ -236,24 +236,30 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: Schema
 
 
 def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
-    """Every output file of the site by POSIX path relative to the output folder."""
-    return render_outputs(plan, options, progress)[0]
+    """Every output file of the site by POSIX path relative to the output folder, in memory."""
+    files = MemoryFiles()
+    render_outputs(plan, options, files, progress)
+    return dict(files)
 
 
-def render_outputs(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None,
-                   caches: Caches | None = None,
-                   indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes], list[Problem]]:
-    """Every output file, and the problems of rendering (a warning when search cannot be indexed).
-    Articles whose inputs are unchanged are read back from ``caches.rendered``."""
+def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
+                   caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+    """Put every output file into ``files`` (a staged output folder, or memory) and return the
+    problems of rendering (a warning when search cannot be indexed). Articles whose inputs are
+    unchanged are read back from ``caches.rendered``."""
     ctx = _context(plan)
     templates = template_folder(options.root)
     env = create_environment(templates)
     rendered = caches.rendered if caches is not None else Store(None)
     context_key = _context_key(ctx, templates)
-    files: dict[str, bytes] = {}
+    searchable: list[str] = []  # pages Pagefind indexes (read back from ``files`` for it)
 
     def put(url: str, rendered: dict[str, bytes]) -> None:
-        files.update({url.lstrip("/") + name: data for name, data in rendered.items()})
+        for name, data in rendered.items():
+            rel = url.lstrip("/") + name
+            files.put(rel, data)
+            if rel.endswith(".html") and b"data-pagefind-body" in data:
+                searchable.append(rel)
 
     by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
     for page_url, svgs in by_page.items():
@@ -266,7 +272,7 @@ def render_outputs(plan: SitePlan, options: BuildOptions, progress: StageProgres
         outputs = rendered.load(key)
         if not isinstance(outputs, dict):
             outputs = render_article(env, page, ctx, svgs)
-            rendered.save(key, outputs)
+            rendered.save_later(key, functools.partial(_files_of, files, page.url, tuple(outputs)))
         put(page.url, outputs)
     for listing in plan.index.listings:
         put(listing.url, render_listing(env, listing, ctx))
@@ -285,11 +291,32 @@ def render_outputs(plan: SitePlan, options: BuildOptions, progress: StageProgres
     put("/schema/", dict(plan.schemas.published))
     if progress is not None:
         progress("indexing search", 0, 0)
-    indexed = {name: data for name, data in files.items() if name.endswith(".html") and b"data-pagefind-body" in data}
-    search = (indexer or build_search_index)(indexed, plan.config.language)
+    search = (indexer or build_search_index)(SinkPages(files, searchable), plan.config.language)
     put("/" + PAGEFIND_FOLDER, dict(search.files))
     put(SEARCH_URL, render_search(env, ctx, search.available))
-    return files, list(search.problems)
+    return list(search.problems)
+
+
+class SinkPages(Mapping[str, bytes]):
+    """Pages read back from a sink one at a time, so the indexer never holds the site in memory."""
+
+    def __init__(self, files: FileSink, names: list[str]) -> None:
+        self.files, self.names = files, names
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self.names:
+            raise KeyError(name)
+        return self.files.read(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, bytes]:
+    return {name: files.read(url.lstrip("/") + name) for name in names}
 
 
 def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> dict[str, dict[str, bytes]]:
@@ -326,21 +353,23 @@ def site_files(options: BuildOptions, caches: Caches | None = None, progress: St
     plan, problems = plan_site(options, caches=caches)
     if plan is None:
         return None, problems
-    files, render_problems = _rendered(plan, options, progress, caches, indexer)
-    if files is not None and options.use_cache:
+    files = MemoryFiles()
+    render_problems = _rendered(plan, options, files, progress, caches, indexer)
+    if has_errors(render_problems):
+        return None, problems + render_problems
+    if options.use_cache:
         caches.commit()
-    return files, problems + render_problems
+    return dict(files), problems + render_problems
 
 
-def _rendered(plan: SitePlan, options: BuildOptions, progress: StageProgress | None, caches: Caches | None = None,
-              indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+def _rendered(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None,
+              caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+    """render_outputs, with a template error as a problem and --strict applied."""
     try:
-        files, problems = render_outputs(plan, options, progress, caches, indexer)
+        problems = render_outputs(plan, options, files, progress, caches, indexer)
     except TemplateError as exc:
-        return None, [template_problem(exc, options.root)]
-    if options.strict:
-        problems = strict(problems)
-    return (None if has_errors(problems) else files), problems
+        return [template_problem(exc, options.root)]
+    return strict(problems) if options.strict else problems
 
 
 def build_site(options: BuildOptions, progress: StageProgress | None = None,
@@ -360,35 +389,47 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     problems += plan_problems
     if plan is None:
         return problems
-    files, render_problems = _rendered(plan, options, progress, caches)
-    problems += render_problems
-    if files is None:
-        return problems
-    exports = export_files(plan.pages, _context(plan), plan.schemas)
-    trees = {out: files, options.root / EXPORTS_DIR: exports}
+    exports = options.root / EXPORTS_DIR
     try:
-        if progress is not None:
-            progress("writing", 0, 0)
-        write_trees(trees, options.root / JOURNAL, checkpoint)
+        # Files go into the new folders as they are rendered; the folders are swapped in at the end.
+        with staged_folders([out, exports], options.root / JOURNAL, checkpoint) as folders:
+            render_problems = _rendered(plan, options, folders[out], progress, caches)
+            if has_errors(render_problems):
+                raise _Abandoned(render_problems)
+            for name, data in export_files(plan.pages, _context(plan)).items():
+                folders[exports].put(name, data)
+            if progress is not None:
+                progress("writing", 0, 0)
+    except _Abandoned as abandoned:
+        return problems + abandoned.problems
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")]
+    problems += render_problems
     if options.use_cache:
         caches.commit()
-        _remember(options, digest, problems, out, files)
+        _remember(options, digest, problems, out, folders[out].sizes)
         prune_caches(caches_of(options))
     return problems
 
 
+class _Abandoned(Exception):
+    """Rendering found an error: the staged folders are dropped and nothing is swapped in."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__(f"{len(problems)} problems")
+        self.problems = problems
+
+
 def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
-              files: dict[str, bytes]) -> None:
+              written: Mapping[str, int]) -> None:
     """Record the build, unless an input changed while it ran (then the record would lie)."""
     if digest is None or inputs_digest(options, out) != digest:
         return
     exports = options.root / EXPORTS_DIR
-    sizes = tuple(sorted((rel, len(data)) for rel, data in files.items()))
+    sizes = tuple(sorted(written.items()))
     remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
@@ -396,6 +437,6 @@ def check_site(options: BuildOptions, progress: StageProgress | None = None) -> 
     plan, problems = plan_site(options, progress=progress)
     if plan is None:
         return problems
-    expected = export_files(plan.pages, _context(plan), plan.schemas)
+    expected = export_files(plan.pages, _context(plan))
     found = read_tree(options.root / EXPORTS_DIR)
     return problems + stale_exports(expected, found, plan.pages, options.root)

@@ -16,7 +16,7 @@ import os
 import pickle
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,14 +55,15 @@ class Store:
 
     ``save`` keeps a value in memory; ``commit`` writes what was saved to the folder, so
     that a failed build writes nothing (and ``check``, which never commits, neither). A
-    store kept across rebuilds (``serve``) answers from memory first. ``folder`` None:
-    memory only.
+    store kept across rebuilds (``serve``) answers from memory first, then from the
+    folder. ``folder`` None: memory only.
     """
 
     def __init__(self, folder: Path | None) -> None:
         self.folder = folder
         self._memory: dict[str, bytes] = {}
         self._pending: set[str] = set()
+        self._later: dict[str, Callable[[], Any]] = {}
         self._used: set[str] = set()
 
     def load(self, key: str) -> Any | None:
@@ -87,12 +88,20 @@ class Store:
             return
         self._pending.add(key)
 
+    def save_later(self, key: str, value: Callable[[], Any]) -> None:
+        """Save what ``value()`` returns, at commit: for values the build holds anyway (rendered
+        files), so that they are not held twice, once pickled, until the build is done."""
+        self._later[key] = value
+
     def commit(self) -> None:
         """Write the values saved since the last commit; a cache only saves time, so errors are ignored."""
+        for key, value in sorted(self._later.items()):
+            self.save(key, value())
+        self._later.clear()
         if self.folder is None:
             return
         for key in sorted(self._pending):
-            _write_entry(self.folder, key, self._memory[key])
+            _write_entry(self.folder, key, self._memory.pop(key))  # on disk now: not held in memory too
         for key in sorted(self._used - self._pending):
             _touch(self.folder / key[:2] / key)
         self._pending.clear()

@@ -9,21 +9,23 @@ because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import json
+from collections.abc import Mapping
 from typing import Any
 
 from . import jsontext
 from .config import SiteConfig
-from .dataset import ResultTable, csv_bytes, csv_cell, json_rows, result_table
+from .dataset import ResultTable, csv_bytes, csv_cell, json_rows
 from .model import Page
 from .site import DATA_URL, SiteIndex
 
 RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
 
 
-def article_csv(page: Page, conditions: Sequence[str]) -> bytes:
-    """The article's reported results with the columns of /data/results.csv (a header only when none)."""
-    return csv_bytes(result_table([(page.url, page.export)], conditions))
+def article_csv(page: Page, table: ResultTable) -> bytes:
+    """The article's reported results with the columns of /data/results.csv (a header only when none):
+    its rows of the site's table (``table``)."""
+    return csv_bytes(table, table.rows_of(page.url))
 
 
 def data_files(index: SiteIndex, config: SiteConfig) -> dict[str, bytes]:
@@ -52,15 +54,15 @@ def results_json(table: ResultTable) -> bytes:
 
 def results_script(index: SiteIndex) -> bytes:
     """The explorer's rows: every cell as display text (the authored literal; null stays null),
-    plus the titles of the pages and records the rows link to."""
-    rows = [[None if value is None else csv_cell(value) for _, value in row.cells] for row in index.results.rows]
-    document = {
-        "columns": list(index.results.columns),
-        "rows": rows,
-        "pages": {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)},
-        "records": {r.id: r.title for r in index.records},
-    }
-    text = jsontext.dumps(document, indent=None).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    plus the titles of the pages and records the rows link to. Written row by row: a site of
+    thousands of results would otherwise hold millions of cells at once."""
+    rows = ", ".join(json.dumps([None if value is None else csv_cell(value) for value in row.values],
+                               ensure_ascii=False) for row in index.results.rows)
+    pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
+    records = {r.id: r.title for r in index.records}
+    text = (f'{{"columns": {json.dumps(list(index.results.columns), ensure_ascii=False)}, "rows": [{rows}], '
+            f'"pages": {json.dumps(pages, ensure_ascii=False)}, "records": {json.dumps(records, ensure_ascii=False)}}}')
+    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f"window.{RESULTS_JS_GLOBAL} = {text};\n".encode()
 
 

@@ -10,6 +10,7 @@ so the bytes do not depend on where the site is deployed.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -38,10 +39,21 @@ class ResultRow:
     """One reported result, flattened: every cell holds the JSON value as authored."""
 
     page: str  # site path of the page that reports it
-    cells: tuple[tuple[str, Any], ...]  # (column, JSON value), in column order
+    columns: tuple[str, ...]  # the table's columns (one tuple shared by every row)
+    values: tuple[Any, ...]  # in column order
+
+    @property
+    def cells(self) -> tuple[tuple[str, Any], ...]:
+        """(column, JSON value) pairs, in column order."""
+        return tuple(zip(self.columns, self.values, strict=True))
 
     def get(self, column: str) -> Any:
-        return dict(self.cells).get(column)
+        return self.values[self.columns.index(column)] if column in self.columns else None
+
+    @functools.cached_property
+    def csv_line(self) -> str:
+        """The row as one RFC 4180 line (written once, shared by every CSV that holds the row)."""
+        return _csv_line([csv_cell(value) for value in self.values])
 
 
 @dataclass(frozen=True)
@@ -49,41 +61,61 @@ class ResultTable:
     columns: tuple[str, ...]
     rows: tuple[ResultRow, ...]
 
+    def rows_of(self, page: str) -> tuple[ResultRow, ...]:
+        return self._by_page.get(page, ())
+
+    def only(self, pages: set[str]) -> ResultTable:
+        """The rows of ``pages``, in the same order."""
+        return ResultTable(self.columns, tuple(row for row in self.rows if row.page in pages))
+
+    @functools.cached_property
+    def _by_page(self) -> dict[str, tuple[ResultRow, ...]]:
+        grouped: dict[str, list[ResultRow]] = {}
+        for row in self.rows:
+            grouped.setdefault(row.page, []).append(row)
+        return {page: tuple(rows) for page, rows in grouped.items()}
+
+
+def table_columns(conditions: Sequence[str]) -> tuple[str, ...]:
+    return FIXED_COLUMNS + tuple(f"conditions.{key}" for key in conditions)
+
 
 def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], conditions: Sequence[str]) -> ResultTable:
     """The table of every reported result of ``pages`` ((site path, export) pairs)."""
-    columns = FIXED_COLUMNS + tuple(f"conditions.{key}" for key in conditions)
-    rows = tuple(row for path, export in pages for row in page_rows(path, export, conditions))
+    columns = table_columns(conditions)
+    rows = tuple(row for path, export in pages for row in page_rows(path, export, conditions, columns))
     return ResultTable(columns, rows)
 
 
-def page_rows(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[ResultRow, ...]:
+def page_rows(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str],
+              columns: tuple[str, ...] | None = None) -> tuple[ResultRow, ...]:
     results = export.get("reported_results") if export else None
     if not isinstance(results, list):
         return ()
-    return tuple(_row(path, result, conditions) for result in results if isinstance(result, dict))
+    columns = columns or table_columns(conditions)
+    return tuple(_row(path, result, conditions, columns) for result in results if isinstance(result, dict))
 
 
-def _row(path: str, result: Mapping[str, Any], conditions: Sequence[str]) -> ResultRow:
+def _row(path: str, result: Mapping[str, Any], conditions: Sequence[str], columns: tuple[str, ...]) -> ResultRow:
     kind, value, low, high = uncertainty_cells(result.get("uncertainty"))
     found = result.get("conditions")
     own = found if isinstance(found, dict) else {}
-    cells: list[tuple[str, Any]] = [
-        ("page", path),
-        ("source_record_id", result.get("source_record_id")),
-        ("label", result.get("label")),
-        ("metric", result.get("metric")),
-        ("value", result.get("value")),
-        ("unit", result.get("unit")),
-        ("statistic", result.get("statistic")),
-        ("uncertainty_kind", kind),
-        ("uncertainty_value", value),
-        ("uncertainty_low", low),
-        ("uncertainty_high", high),
-        ("evidence_url", result.get("evidence_url")),
-    ]
-    cells += [(f"conditions.{key}", own.get(key)) for key in conditions]
-    return ResultRow(path, tuple(cells))
+    values = (
+        path,
+        result.get("source_record_id"),
+        result.get("label"),
+        result.get("metric"),
+        result.get("value"),
+        result.get("unit"),
+        result.get("statistic"),
+        kind,
+        value,
+        low,
+        high,
+        result.get("evidence_url"),
+        *(own.get(key) for key in conditions),
+    )
+    return ResultRow(path, columns, values)
 
 
 def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:
@@ -104,14 +136,17 @@ def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:
     return None, None, None, None
 
 
-def csv_bytes(table: ResultTable) -> bytes:
-    """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell."""
+def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> bytes:
+    """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell.
+    ``rows`` (default: every row of the table) picks some, e.g. one article's."""
+    lines = [_csv_line(list(table.columns))] + [row.csv_line for row in (table.rows if rows is None else rows)]
+    return "".join(lines).encode("utf-8")
+
+
+def _csv_line(cells: list[str]) -> str:
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(table.columns)
-    for row in table.rows:
-        writer.writerow(csv_cell(value) for _, value in row.cells)
-    return buffer.getvalue().encode("utf-8")
+    csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerow(cells)
+    return buffer.getvalue()
 
 
 def csv_cell(value: Any) -> str:
@@ -127,4 +162,4 @@ def csv_cell(value: Any) -> str:
 
 def json_rows(table: ResultTable) -> list[dict[str, Any]]:
     """The rows as JSON objects (column -> value as authored, null kept)."""
-    return [dict(row.cells) for row in table.rows]
+    return [dict(zip(table.columns, row.values, strict=True)) for row in table.rows]

@@ -20,21 +20,19 @@ from . import dataset
 from .diagnostics import Location, Problem, error
 from .model import Page
 from .render import SiteContext, article_json
-from .schemas import SchemaSet
 
 EXPORTS_DIR = "exports"
 RESULTS_FILE = "results.csv"
 _MAKE_BUILD = re.compile(r"^build\s*::?(?!=)", re.MULTILINE)  # a rule, not `build := …`
 
 
-def export_files(pages: Sequence[Page], ctx: SiteContext, schemas: SchemaSet) -> dict[str, bytes]:
+def export_files(pages: Sequence[Page], ctx: SiteContext) -> dict[str, bytes]:
     """Every file of exports/ by POSIX path relative to it."""
     # A base URL of "/" turns every absolute URL of the page envelope into a site path.
     site_paths = replace(ctx, config=replace(ctx.config, base_url="/"))
     published = [page for page in pages if not page.front.draft]
     files = {export_name(page): article_json(page, site_paths) for page in published}
-    table = dataset.result_table(((page.url, page.export) for page in published), schemas.core_conditions)
-    files[RESULTS_FILE] = dataset.csv_bytes(table)
+    files[RESULTS_FILE] = dataset.csv_bytes(ctx.index.results.only({page.url for page in published}))
     return files
 
 

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from linkify_it import LinkifyIt  # type: ignore[import-untyped]
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
@@ -36,9 +37,25 @@ class _Markdown(MarkdownIt):
         return True
 
 
+class _QuickLinkify(LinkifyIt):  # type: ignore[misc]
+    """linkify-it with a quicker first test. Its own runs one large regular expression over
+    every paragraph (a tenth of the parse time of long prose); a link needs a scheme (``:``),
+    ``//``, an e-mail's ``@`` or a dot before the letters of a domain, which plain substring
+    tests rule out for most paragraphs. What is linked does not change."""
+
+    def pretest(self, text: str) -> bool:
+        if ":" not in text and "//" not in text and "@" not in text and not _DOT_LETTER.search(text):
+            return False
+        return bool(super().pretest(text))
+
+
+_DOT_LETTER = re.compile(r"\.[^\W\d_]")
+
+
 def create_parser() -> MarkdownIt:
     md = _Markdown("commonmark", {"html": False, "linkify": True, "typographer": False})
     md.enable(["table", "strikethrough", "linkify"])
+    md.linkify = _QuickLinkify()
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=2, max_level=4, slug_func=slugify)
     md.use(myst_role_plugin)  # inline values: {value}`record/label` (inlinerefs.py)

@@ -178,8 +178,7 @@ class Page:
 
     source: SourceFile
     front: FrontMatter
-    body: str
-    body_line: int
+    body_line: int  # line of the file on which the body starts
     tokens: tuple[Any, ...]
     export: Mapping[str, Any] | None
     charts: tuple[Any, ...]
@@ -191,6 +190,12 @@ class Page:
     @property
     def url(self) -> str:
         return self.source.url
+
+    @property
+    def body(self) -> str:
+        """The Markdown after the front matter (derived, not held: a site of thousands of pages
+        would keep every text twice)."""
+        return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
 
     @functools.cached_property
     def export_json(self) -> str:

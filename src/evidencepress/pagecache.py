@@ -2,9 +2,9 @@
 
 A page's outcome (the validated Page, or None, and its problems) depends only
 on the file's bytes, the schemas and this package's code, which make its key.
-The file's text and the body are dropped before the page is stored (the key
-guarantees that the source read now is the same file) and put back on load,
-which keeps an entry a fraction of the page's full size.
+The file's text is dropped before the page is stored (the key guarantees that
+the source read now is the same file) and put back on load, which keeps an
+entry a fraction of the page's full size.
 """
 
 from __future__ import annotations
@@ -50,9 +50,8 @@ def save_page(store: Store, key: str, page: Page | None, problems: list[Problem]
 
 
 def _slim(page: Page) -> Page:
-    return replace(page, source=replace(page.source, text=""), body="")
+    return replace(page, source=replace(page.source, text=""))
 
 
 def _restored(page: Page, source: SourceFile) -> Page:
-    body = "\n".join(source.text.split("\n")[page.body_line - 1:])
-    return replace(page, source=source, body=body)
+    return replace(page, source=source)

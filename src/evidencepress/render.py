@@ -143,7 +143,7 @@ def render_article(
         "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
         "index.json": article_json(page, ctx),
         "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
-        "index.csv": article_csv(page, ctx.conditions),
+        "index.csv": article_csv(page, ctx.index.results),
     }
 
 

@@ -42,7 +42,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
         problems += check_prose(parsed.tokens, parsed.body, parsed.body_line, path, export.value)
     if front is None or has_errors(problems):
         return None, problems
-    page = Page(parsed.source, front, parsed.body, parsed.body_line, parsed.tokens,
+    page = Page(parsed.source, front, parsed.body_line, parsed.tokens,
                 export.value if export else None, tuple(charts),
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
                 inline_values=inline_values)

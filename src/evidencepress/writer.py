@@ -17,15 +17,17 @@ the next run put back a folder that a kill left missing.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import errno
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
 Checkpoint = Callable[[str], None]
@@ -49,23 +51,91 @@ def _no_checkpoint(step: str) -> None:
     return None
 
 
-def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoint | None = None) -> None:
-    """Replace each target folder by a folder holding exactly its files.
+class FileSink(Protocol):
+    """Where the render stage puts files: a staged output folder, or memory."""
 
-    Raises OSError (disk full, permission denied ...) when a new tree cannot be
-    staged; then no target has changed. ``checkpoint`` is called between steps
-    (fault-injection tests kill the process there).
+    def put(self, rel: str, data: bytes) -> None: ...
+
+    def read(self, rel: str) -> bytes: ...
+
+
+class MemoryFiles(dict[str, bytes]):
+    """Rendered files kept in memory, by POSIX path (the dev server, the review, tests)."""
+
+    def put(self, rel: str, data: bytes) -> None:
+        self[rel] = data
+
+    def read(self, rel: str) -> bytes:
+        return self[rel]
+
+
+class StagedFolder:
+    """The new tree of one target, written file by file into a hidden sibling until the swap.
+
+    ``put`` writes at once, so a large site is never held in memory whole; ``read`` gives a
+    file back (from the target once the swap is done).
+    """
+
+    def __init__(self, target: Path, checkpoint: Checkpoint) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.target = target
+        self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+        self.sizes: dict[str, int] = {}  # every file written, by POSIX path
+        self.swapped = False
+        self._checkpoint = checkpoint
+
+    def put(self, rel: str, data: bytes) -> None:
+        path = self.path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        if not self.sizes:
+            self._checkpoint(f"staging {self.target.name}")
+        self.sizes[rel] = len(data)
+
+    def read(self, rel: str) -> bytes:
+        return ((self.target if self.swapped else self.path) / rel).read_bytes()
+
+    def swap(self) -> Swap:
+        self.path.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
+        self._checkpoint(f"staged {self.target.name}")
+        return Swap(self.target, self.path, self.path.stat().st_ino)
+
+
+@contextlib.contextmanager
+def staged_folders(targets: Sequence[Path], journal: Path,
+                   checkpoint: Checkpoint | None = None) -> Iterator[dict[Path, StagedFolder]]:
+    """New trees for ``targets``, filled inside the ``with`` block, then swapped in together.
+
+    An exception inside the block (or while staging) removes the new trees: no target has
+    changed. Raises OSError (disk full, permission denied ...) with every target as it was.
+    ``checkpoint`` is called between steps (fault-injection tests kill the process there).
     """
     checkpoint = checkpoint or _no_checkpoint
-    recover(journal, list(trees))
-    swaps: list[Swap] = []
+    recover(journal, list(targets))
+    folders: dict[Path, StagedFolder] = {}
     try:
-        for target in sorted(trees):
-            swaps.append(_stage(target, trees[target], checkpoint))
+        for target in sorted(targets):
+            folders[target] = StagedFolder(target, checkpoint)
+        yield folders
+        swaps = [folders[target].swap() for target in sorted(folders)]
     except BaseException:
-        for swap in swaps:
-            shutil.rmtree(swap.staged, ignore_errors=True)
+        for folder in folders.values():
+            shutil.rmtree(folder.path, ignore_errors=True)
         raise
+    _swap_in(swaps, journal, checkpoint)
+    for folder in folders.values():
+        folder.swapped = True
+
+
+def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoint | None = None) -> None:
+    """Replace each target folder by a folder holding exactly its files (see staged_folders)."""
+    with staged_folders(list(trees), journal, checkpoint) as folders:
+        for target in sorted(trees):
+            for rel in sorted(trees[target]):
+                folders[target].put(rel, trees[target][rel])
+
+
+def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint) -> None:
     _write_journal(journal, swaps, checkpoint)
     try:
         _exchange_all(swaps, checkpoint)
@@ -115,24 +185,6 @@ def _leftovers(target: Path) -> list[Path]:
         return []
     prefixes = (f".{target.name}.new-", f".{target.name}.old-")
     return sorted(p for p in target.parent.iterdir() if p.name.startswith(prefixes) and not p.is_symlink())
-
-
-def _stage(target: Path, files: Tree, checkpoint: Checkpoint) -> Swap:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
-    try:
-        for index, rel in enumerate(sorted(files)):
-            path = staging / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(files[rel])
-            if index == 0:
-                checkpoint(f"staging {target.name}")
-        staging.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    checkpoint(f"staged {target.name}")
-    return Swap(target, staging, staging.stat().st_ino)
 
 
 def _write_journal(journal: Path, swaps: list[Swap], checkpoint: Checkpoint) -> None:

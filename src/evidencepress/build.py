@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import TemplateError
+from jinja2 import Environment, TemplateError
 
 from .cache import CHARTS, Caches, Store, code_fingerprint, key_of, open_caches, prune_caches
 from .charts import render_charts
@@ -274,10 +275,28 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             outputs = render_article(env, page, ctx, svgs)
             rendered.save_later(key, functools.partial(_files_of, files, page.url, tuple(outputs)))
         put(page.url, outputs)
-    for listing in plan.index.listings:
-        put(listing.url, render_listing(env, listing, ctx))
     for record in plan.index.records:
         put(record.url, render_record(env, record, ctx))
+    # Articles and records are what the search indexes (data-pagefind-body): the indexer runs
+    # (mostly in Pagefind's own process) while the rest of the site is rendered.
+    if progress is not None:
+        progress("indexing search", 0, 0)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evidencepress-search") as pool:
+        searching = pool.submit(indexer or build_search_index, SinkPages(files, list(searchable)),
+                                plan.config.language)
+        _render_the_rest(plan, options, env, ctx, put)
+        search = searching.result()
+    put("/" + PAGEFIND_FOLDER, dict(search.files))
+    put(SEARCH_URL, render_search(env, ctx, search.available))
+    return list(search.problems)
+
+
+def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,
+                     put: Callable[[str, dict[str, bytes]], None]) -> None:
+    """Listings, the pages of /community/, /explore/ and /schema/, 404, data, feeds, copied files."""
+    templates = template_folder(options.root)
+    for listing in plan.index.listings:
+        put(listing.url, render_listing(env, listing, ctx))
     put(COMMUNITY_URL, render_community(env, ctx))
     put(EXPLORE_URL, render_explore(env, ctx))
     put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
@@ -289,12 +308,6 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     put("/", {MARKER: MARKER_TEXT})
     put("/static/", static_files(templates))
     put("/schema/", dict(plan.schemas.published))
-    if progress is not None:
-        progress("indexing search", 0, 0)
-    search = (indexer or build_search_index)(SinkPages(files, searchable), plan.config.language)
-    put("/" + PAGEFIND_FOLDER, dict(search.files))
-    put(SEARCH_URL, render_search(env, ctx, search.available))
-    return list(search.problems)
 
 
 class SinkPages(Mapping[str, bytes]):

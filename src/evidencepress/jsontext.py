@@ -202,6 +202,24 @@ def _write(value: Any, parts: list[str], layout: _Layout, level: int) -> None:
         raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
+def _scalar(value: Any) -> str | None:
+    """The JSON text of a plain scalar, or None for anything else (containers, authored numbers,
+    objects for ``default``). Exact type checks: the writer's hot path, one call per value."""
+    kind = type(value)
+    if kind is str:
+        return _encode_string(value)
+    if value is None:
+        return "null"
+    if kind is bool:
+        return "true" if value else "false"
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    return None
+
+
+
 def _write_members(members: list[tuple[Any, Any]], parts: list[str], layout: _Layout, level: int) -> None:
     if not members:
         parts.append("{}")
@@ -209,10 +227,16 @@ def _write_members(members: list[tuple[Any, Any]], parts: list[str], layout: _La
     if layout.sort_keys:
         members.sort(key=lambda member: member[0])
     inner, close = _breaks(layout, level)
+    first, later, colon = inner, layout.comma + inner, layout.colon
     parts.append("{")
     for index, (key, item) in enumerate(members):
-        parts.append((layout.comma if index else "") + inner + _encode_string(_key(key)) + layout.colon)
-        _write(item, parts, layout, level + 1)
+        text = _scalar(item)
+        name = _encode_string(key if type(key) is str else _key(key))
+        if text is not None:
+            parts.append((later if index else first) + name + colon + text)
+        else:
+            parts.append((later if index else first) + name + colon)
+            _write(item, parts, layout, level + 1)
     parts.append(close + "}")
 
 
@@ -221,10 +245,15 @@ def _write_items(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _
         parts.append("[]")
         return
     inner, close = _breaks(layout, level)
+    first, later = inner, layout.comma + inner
     parts.append("[")
     for index, item in enumerate(items):
-        parts.append((layout.comma if index else "") + inner)
-        _write(item, parts, layout, level + 1)
+        text = _scalar(item)
+        if text is not None:
+            parts.append((later if index else first) + text)
+        else:
+            parts.append(later if index else first)
+            _write(item, parts, layout, level + 1)
     parts.append(close + "]")
 
 

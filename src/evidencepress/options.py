@@ -7,6 +7,7 @@ read them without importing the pipeline (markdown-it, jsonschema, Jinja2).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,3 +34,6 @@ class ConfigError(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__(problems[0].format())
         self.problems = problems
+
+
+StageProgress = Callable[[str, int, int], None]  # (stage, done, total): what a long run is doing

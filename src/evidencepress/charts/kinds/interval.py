@@ -73,6 +73,6 @@ KIND = Kind(
     stacked=True,
     legend=legend,
     above=layout.unit_above,
-    below=lambda horizontal, slots: layout.axis_below(horizontal, slots),
+    below=layout.axis_below,
     draw=draw,
 )

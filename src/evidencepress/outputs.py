@@ -1,0 +1,171 @@
+"""Rendering the whole site: every output file, into a sink (a staged output folder or memory).
+
+Charts are drawn first (the article HTML inlines them), then articles (read
+back from the rendered cache when nothing they show changed), records,
+listings, the data files, feeds and copied files; the search index is built
+from the articles and records while the rest is rendered.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from jinja2 import Environment
+
+from .cache import CHARTS, Caches, Store, code_fingerprint, key_of
+from .charts import render_charts
+from .data_out import data_files
+from .diagnostics import Problem
+from .feeds import site_files as feed_files
+from .options import BuildOptions, StageProgress
+from .pagecache import article_key
+from .record import tree_digest
+from .render import (
+    DEFAULT_TEMPLATES,
+    SiteContext,
+    create_environment,
+    navigation,
+    render_article,
+    render_listing,
+    static_files,
+    template_folder,
+)
+from .render_site import (
+    PAGEFIND_FOLDER,
+    render_community,
+    render_explore,
+    render_not_found,
+    render_record,
+    render_schema_index,
+    render_search,
+)
+from .search import SearchIndexer, build_search_index
+from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
+from .siteplan import SitePlan, caches_of
+from .writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
+
+
+def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
+    """Every output file of the site by POSIX path relative to the output folder, in memory."""
+    files = MemoryFiles()
+    render_outputs(plan, options, files, progress)
+    return dict(files)
+
+
+def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
+                   caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+    """Put every output file into ``files`` (a staged output folder, or memory) and return the
+    problems of rendering (a warning when search cannot be indexed). Articles whose inputs are
+    unchanged are read back from ``caches.rendered``."""
+    ctx = site_context(plan)
+    templates = template_folder(options.root)
+    env = create_environment(templates)
+    rendered = caches.rendered if caches is not None else Store(None)
+    context_key = _context_key(ctx, templates)
+    searchable: list[str] = []  # pages Pagefind indexes (read back from ``files`` for it)
+
+    def put(url: str, rendered: dict[str, bytes]) -> None:
+        for name, data in rendered.items():
+            rel = url.lstrip("/") + name
+            files.put(rel, data)
+            if rel.endswith(".html") and b"data-pagefind-body" in data:
+                searchable.append(rel)
+
+    by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
+    for page_url, svgs in by_page.items():
+        put(page_url, svgs)
+    for number, page in enumerate(plan.pages):
+        if progress is not None:
+            progress("rendering pages", number, len(plan.pages))
+        svgs = by_page.get(page.url, {})
+        key = article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key, svgs)
+        outputs = rendered.load(key)
+        if not isinstance(outputs, dict):
+            outputs = render_article(env, page, ctx, svgs)
+            rendered.save_later(key, functools.partial(_files_of, files, page.url, tuple(outputs)))
+        put(page.url, outputs)
+    for record in plan.index.records:
+        put(record.url, render_record(env, record, ctx))
+    # Articles and records are what the search indexes (data-pagefind-body): the indexer runs
+    # (mostly in Pagefind's own process) while the rest of the site is rendered.
+    if progress is not None:
+        progress("indexing search", 0, 0)
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evidencepress-search") as pool:
+        searching = pool.submit(indexer or build_search_index, SinkPages(files, list(searchable)),
+                                plan.config.language)
+        _render_the_rest(plan, options, env, ctx, put)
+        search = searching.result()
+    put("/" + PAGEFIND_FOLDER, dict(search.files))
+    put(SEARCH_URL, render_search(env, ctx, search.available))
+    return list(search.problems)
+
+
+def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,
+                     put: Callable[[str, dict[str, bytes]], None]) -> None:
+    """Listings, the pages of /community/, /explore/ and /schema/, 404, data, feeds, copied files."""
+    templates = template_folder(options.root)
+    for listing in plan.index.listings:
+        put(listing.url, render_listing(env, listing, ctx))
+    put(COMMUNITY_URL, render_community(env, ctx))
+    put(EXPLORE_URL, render_explore(env, ctx))
+    put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
+    put("/", {"404.html": render_not_found(env, ctx)})
+    put(DATA_URL, data_files(plan.index, plan.config))
+    put("/", feed_files(plan.index, plan.config))
+    put("/", {asset.rel: asset.data for asset in plan.assets})
+    put("/", {item.rel: item.data for item in plan.static})
+    put("/", {MARKER: MARKER_TEXT})
+    put("/static/", static_files(templates))
+    put("/schema/", dict(plan.schemas.published))
+
+
+class SinkPages(Mapping[str, bytes]):
+    """Pages read back from a sink one at a time, so the indexer never holds the site in memory."""
+
+    def __init__(self, files: FileSink, names: list[str]) -> None:
+        self.files, self.names = files, names
+
+    def __getitem__(self, name: str) -> bytes:
+        if name not in self.names:
+            raise KeyError(name)
+        return self.files.read(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+
+def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, bytes]:
+    return {name: files.read(url.lstrip("/") + name) for name in names}
+
+
+def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> dict[str, dict[str, bytes]]:
+    """Every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), by page URL and file name;
+    one cache, one pool."""
+    drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
+    cache = None if not options.use_cache else caches_of(options) / CHARTS
+    charts_done = None if progress is None else functools.partial(progress, "drawing charts")
+    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
+    by_page: dict[str, dict[str, bytes]] = {}
+    for (page, name, _), svg in zip(drawings, svgs, strict=True):
+        by_page.setdefault(page.url, {})[name] = svg
+    return by_page
+
+
+def _context_key(ctx: SiteContext, templates: Path) -> str:
+    """Everything of the site an article's files depend on besides the article and its entry:
+    configuration, navigation, schema URL, CSV columns, the templates (site and default)."""
+    settings = repr((ctx.config, ctx.nav, ctx.schema_url, ctx.conditions))
+    return key_of(code_fingerprint(), settings, tree_digest(templates), tree_digest(DEFAULT_TEMPLATES))
+
+
+def site_context(plan: SitePlan) -> SiteContext:
+    return SiteContext(plan.config, navigation(plan.index, plan.config), plan.schemas.url("export.schema.json"),
+                       plan.index, plan.schemas.core_conditions)
+
+

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .diagnostics import Location, Problem, error
+from .explain import schema_problems
 from .model import ParsedPage, Positions, SourceFile
-from .schemas import SchemaSet, schema_problems
+from .schemas import SchemaSet
 from .validate import json_compatible
 
 PROSE_FOLDER = "community"

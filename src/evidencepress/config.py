@@ -9,8 +9,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from .diagnostics import Location, Problem, error
+from .explain import schema_problems
 from .model import JsonPath, Positions
-from .schemas import SchemaSet, schema_problems
+from .schemas import SchemaSet
 
 CONFIG_FILE = "site.toml"
 

@@ -12,10 +12,11 @@ from typing import Any
 
 from .charts import duplicate_ids, plan_chart
 from .diagnostics import Location, Problem, error, has_errors, note, warning
+from .explain import schema_problems
 from .inlinevalues import resolve_inline_values
 from .model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
 from .prose import check_prose
-from .schemas import SchemaSet, schema_problems
+from .schemas import SchemaSet
 from .semantic import check_export, normalise_url
 
 

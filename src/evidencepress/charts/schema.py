@@ -16,8 +16,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..diagnostics import Problem, error
+from ..explain import schema_problems
 from ..model import JsonPath, Positions, dotted
-from ..schemas import SchemaSet, schema_problems
+from ..schemas import SchemaSet
 
 SCHEMA_FILE = "chart.schema.json"
 RULE = "chart-schema"

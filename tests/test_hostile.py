@@ -214,3 +214,13 @@ def test_an_array_beyond_the_limit_is_an_error_at_its_first_item_too_many(tmp_pa
 def test_a_title_beyond_the_limit_is_an_error(tmp_path: Path) -> None:
     text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "' + "T" * 301 + '"')
     assert "title: expected a non-empty string of at most 300 characters" in _check(text, tmp_path)
+
+
+def test_schema_and_new_report_a_broken_site_schema(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "schema").mkdir()
+    (root / "schema" / "export.schema.json").write_text("{bad")
+    for command in (["schema", "export"], ["new", "guides/another"]):
+        result = CliRunner().invoke(main, [*command, "--root", str(root)])
+        assert result.exit_code == 1 and not isinstance(result.exception, (KeyError, ValueError)), command
+        assert "schema/export.schema.json:1:2: error: invalid JSON" in result.stderr

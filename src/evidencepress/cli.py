@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -19,6 +19,9 @@ from . import __version__
 from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
 from .options import BuildOptions, ConfigError
 from .progress import Progress
+
+if TYPE_CHECKING:  # the schemas load jsonschema: imported only by the commands that need them
+    from .schemas import SchemaSet
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -55,6 +58,17 @@ def _tolerant_streams() -> None:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="backslashreplace")
+
+
+def _site_schemas(root: Path) -> SchemaSet:
+    """The site's schemas; a schema file that cannot be read is reported, not a traceback."""
+    from .schemas import SchemaFileError, load_schemas, schema_folder
+
+    try:
+        return load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        _report([exc.problem], "text", DEFAULT_REPORT)
+        sys.exit(1)
 
 
 def _utf8_stdout() -> bool:
@@ -109,7 +123,6 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
     """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
     from .scaffold import article_skeleton, parse_target
-    from .schemas import load_schemas, schema_folder
 
     parsed = parse_target(target)
     if isinstance(parsed, str):
@@ -121,7 +134,7 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
     if existing.exists():
         raise click.UsageError(f"{existing} already exists; edit it, or choose another slug")
     day = checked.date() if checked is not None else dt.date.today()
-    text = article_skeleton(parsed, load_schemas(schema_folder(root)), day, title)
+    text = article_skeleton(parsed, _site_schemas(root), day, title)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     click.echo(f"created content/{parsed.rel}: a draft; `evidencepress build --drafts` shows it, "
@@ -135,9 +148,8 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
 def schema(name: str | None, root: Path, reference: bool) -> None:
     """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
     from .schemaref import NAMES, field_reference
-    from .schemas import load_schemas, schema_folder
 
-    schemas = load_schemas(schema_folder(root))
+    schemas = _site_schemas(root)
     if name is None:
         click.echo("Schemas published with the site under /schema/:")
         for short, (file, _, _) in NAMES.items():

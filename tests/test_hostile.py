@@ -224,3 +224,14 @@ def test_schema_and_new_report_a_broken_site_schema(tmp_path: Path) -> None:
         result = CliRunner().invoke(main, [*command, "--root", str(root)])
         assert result.exit_code == 1 and not isinstance(result.exception, (KeyError, ValueError)), command
         assert "schema/export.schema.json:1:2: error: invalid JSON" in result.stderr
+
+
+def test_a_chart_id_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
+    """It wrote a file named `decode\\n` before: the chart schema's slug pattern matched it."""
+    from sitekit import CHART, article, export, make_site, result
+
+    root = make_site(tmp_path, {"guides/a.md": article(body=CHART.replace("id: decode", 'id: "decode\\n"'),
+                                                       export_doc=export(result(), result("Decode at C2", 40.0)))})
+    outcome = run(root, "build")
+    assert outcome.exit_code == 1 and "id: " in outcome.stderr and "[chart-schema]" in outcome.stderr
+    assert not (root / "_site").exists()

@@ -99,5 +99,13 @@ def make_site(root: Path, pages: Mapping[str, str], site_toml: str = SITE_TOML) 
     return root
 
 
+def many_pages(root: Path, count: int) -> Path:
+    """A site of ``count`` articles citing 7 records: enough pages to be spread over workers."""
+    pages = {f"guides/p{n:03d}.md": article(f"Page {n}", f"Text of page {n}.\n\n## Part\n\nMore.\n",
+                                           export(result("Run A", 40 + n + 0.5, source_record_id=f"record-{n % 7}")))
+             for n in range(count)}
+    return make_site(root, pages)
+
+
 def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}

@@ -67,13 +67,7 @@ class Store:
         self._used: set[str] = set()
 
     def load(self, key: str) -> Any | None:
-        data = self._memory.get(key)
-        if data is None and self.folder is not None:
-            try:
-                data = (self.folder / key[:2] / key).read_bytes()
-            except OSError:
-                return None
-            self._used.add(key)
+        data = self.load_pickled(key)
         if data is None:
             return None
         try:
@@ -81,11 +75,30 @@ class Store:
         except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
             return None
 
+    def has(self, key: str) -> bool:
+        """Whether ``load`` would find an entry (it may still be unreadable)."""
+        return key in self._memory or (self.folder is not None and (self.folder / key[:2] / key).is_file())
+
+    def load_pickled(self, key: str) -> bytes | None:
+        """The entry's bytes as saved, not unpickled; None on a miss."""
+        data = self._memory.get(key)
+        if data is None and self.folder is not None:
+            try:
+                data = (self.folder / key[:2] / key).read_bytes()
+            except OSError:
+                return None
+            self._used.add(key)
+        return data
+
     def save(self, key: str, value: Any) -> None:
         try:
-            self._memory[key] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            self.save_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
             return
+
+    def save_pickled(self, key: str, data: bytes) -> None:
+        """Save a value pickled elsewhere (by a worker process)."""
+        self._memory[key] = data
         self._pending.add(key)
 
     def save_later(self, key: str, value: Callable[[], Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,23 +95,6 @@ def _front_matter(parsed: ParsedPage, schemas: SchemaSet) -> tuple[dict[str, Any
     front = json_compatible(value)
     problems = schema_problems(schemas.validator("community.schema.json"), front, positions, rule="front-matter")
     return (None if problems else front), problems
-
-
-def record_ids(export: Any) -> set[str]:
-    """Every source_record_id (a slug) named anywhere in an export."""
-    return {value for value in _record_id_values(export) if _SLUG.fullmatch(value)}
-
-
-def _record_id_values(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, member in value.items():
-            if key == "source_record_id" and isinstance(member, str):
-                yield member
-            else:
-                yield from _record_id_values(member)
-    elif isinstance(value, list):
-        for member in value:
-            yield from _record_id_values(member)
 
 
 def unknown_records(prose: Iterable[RecordProse], known: set[str]) -> list[Problem]:

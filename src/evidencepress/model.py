@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from .diagnostics import Location
 EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _SNAPSHOT = re.compile(r"snapshot-\d{4}-\d{2}-\d{2}")
+_RECORD_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a source_record_id that names a record page
 
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
@@ -203,8 +204,25 @@ class Page:
         for index.json, index.md and exports/; an empty export for a page without one."""
         return jsontext.dumps(self.export if self.export is not None else EMPTY_EXPORT)
 
+    @functools.cached_property
+    def record_ids(self) -> frozenset[str]:
+        """Every source_record_id (a slug) named anywhere in the export: the records it cites."""
+        return frozenset(value for value in _record_id_values(self.export) if _RECORD_ID.fullmatch(value))
+
     @property
     def section(self) -> str:
         """The first folder of the page's path; "" for top-level pages."""
         parts = self.source.rel.split("/")
         return parts[0] if len(parts) > 1 else ""
+
+
+def _record_id_values(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, member in value.items():
+            if key == "source_record_id" and isinstance(member, str):
+                yield member
+            else:
+                yield from _record_id_values(member)
+    elif isinstance(value, list):
+        for member in value:
+            yield from _record_id_values(member)

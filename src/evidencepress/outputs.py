@@ -20,6 +20,8 @@ from .charts import render_charts
 from .data_out import data_files
 from .diagnostics import Problem
 from .feeds import site_files as feed_files
+from .forking import ordered_map
+from .model import Page
 from .options import BuildOptions, StageProgress
 from .pagecache import article_key
 from .record import tree_digest
@@ -64,7 +66,6 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     templates = template_folder(options.root)
     env = create_environment(templates)
     rendered = caches.rendered if caches is not None else Store(None)
-    context_key = _context_key(ctx, templates)
     searchable: list[str] = []  # pages Pagefind indexes (read back from ``files`` for it)
 
     def put(url: str, rendered: dict[str, bytes]) -> None:
@@ -77,18 +78,16 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
     for page_url, svgs in by_page.items():
         put(page_url, svgs)
-    for number, page in enumerate(plan.pages):
+    for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, rendered, by_page)):
         if progress is not None:
             progress("rendering pages", number, len(plan.pages))
-        svgs = by_page.get(page.url, {})
-        key = article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key, svgs)
-        outputs = rendered.load(key)
-        if not isinstance(outputs, dict):
-            outputs = render_article(env, page, ctx, svgs)
-            rendered.save_later(key, functools.partial(_files_of, files, page.url, tuple(outputs)))
+        if new_key is not None:
+            rendered.save_later(new_key, functools.partial(_files_of, files, page.url, tuple(outputs)))
         put(page.url, outputs)
-    for record in plan.index.records:
-        put(record.url, render_record(env, record, ctx))
+    records = plan.index.records  # few but large (every result of a source): one per message
+    for record, outputs in zip(records, ordered_map(lambda record: render_record(env, record, ctx), records,
+                                                    options.jobs, min_per_worker=1, chunk=1), strict=True):
+        put(record.url, outputs)
     # Articles and records are what the search indexes (data-pagefind-body): the indexer runs
     # (mostly in Pagefind's own process) while the rest of the site is rendered.
     if progress is not None:
@@ -101,6 +100,29 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     put("/" + PAGEFIND_FOLDER, dict(search.files))
     put(SEARCH_URL, render_search(env, ctx, search.available))
     return list(search.problems)
+
+
+def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, rendered: Store,
+              by_page: dict[str, dict[str, bytes]]) -> Iterator[tuple[Page, dict[str, bytes], str | None]]:
+    """Each article's files, read back from the rendered cache or rendered (on every core when
+    many are), with the cache key to save them under when they were rendered now."""
+    context_key = _context_key(ctx, template_folder(options.root))
+    keys = [article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key,
+                        by_page.get(page.url, {})) for page in plan.pages]
+    missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
+
+    def render(number: int) -> dict[str, bytes]:
+        page = plan.pages[number]
+        return render_article(env, page, ctx, by_page.get(page.url, {}))
+
+    fresh = ordered_map(render, missing, options.jobs)
+    wanted = set(missing)
+    for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
+        outputs = next(fresh) if number in wanted else rendered.load(key)
+        if isinstance(outputs, dict):
+            yield page, outputs, key if number in wanted else None
+        else:  # the entry went away since has(): render the page here
+            yield page, render(number), key
 
 
 def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,

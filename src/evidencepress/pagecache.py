@@ -10,6 +10,7 @@ entry a fraction of the page's full size.
 from __future__ import annotations
 
 import hashlib
+import pickle
 from collections.abc import Mapping
 from dataclasses import fields, replace
 from typing import Any
@@ -32,12 +33,41 @@ def page_key(source: SourceFile, schema_fingerprint: str) -> str:
     return key_of(code_fingerprint(), schema_fingerprint, source.path, source.rel, source.text)
 
 
-def load_page(store: Store, key: str, source: SourceFile) -> tuple[Page | None, list[Problem]] | None:
+CACHED_PROPERTIES = ("export_json", "record_ids")  # of Page: computed once, by the validating worker
+Outcome = tuple[Page | None, list[Problem]]  # a validated page (None when it failed) and its problems
+
+
+def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
     """The cached outcome of validating ``source``, or None on a miss."""
-    cached = store.load(key)
-    if not (isinstance(cached, tuple) and len(cached) == 2):
+    return outcome_from(store.load_pickled(key), source)
+
+
+def save_page(store: Store, key: str, data: bytes | None) -> None:
+    """Save a pickled outcome (see ``pickled_outcome``); None (it could not be pickled) saves nothing."""
+    if data is not None:
+        store.save_pickled(key, data)
+
+
+def pickled_outcome(page: Page | None, problems: list[Problem]) -> bytes | None:
+    """An outcome as the page cache stores it: the page without its source text."""
+    try:
+        return pickle.dumps((_slim(page) if page is not None else None, tuple(problems)),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
-    page, problems = cached
+
+
+def outcome_from(data: bytes | None, source: SourceFile) -> Outcome | None:
+    """The outcome pickled in ``data``, with ``source`` put back; None when it is not one."""
+    if data is None:
+        return None
+    try:
+        stored = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
+        return None
+    if not (isinstance(stored, tuple) and len(stored) == 2):
+        return None
+    page, problems = stored
     if page is not None:
         if not isinstance(page, Page):
             return None
@@ -45,13 +75,19 @@ def load_page(store: Store, key: str, source: SourceFile) -> tuple[Page | None, 
     return page, list(problems)
 
 
-def save_page(store: Store, key: str, page: Page | None, problems: list[Problem]) -> None:
-    store.save(key, (_slim(page) if page is not None else None, tuple(problems)))
-
-
 def _slim(page: Page) -> Page:
-    return replace(page, source=replace(page.source, text=""))
+    return _with_source(page, replace(page.source, text=""))
 
 
 def _restored(page: Page, source: SourceFile) -> Page:
-    return replace(page, source=source)
+    return _with_source(page, source)
+
+
+def _with_source(page: Page, source: SourceFile) -> Page:
+    """``page`` with another source, keeping what its cached properties computed (the published
+    export text, the record ids), which ``replace`` would drop: they are stored with the page."""
+    changed = replace(page, source=source)
+    for name in CACHED_PROPERTIES:
+        if name in page.__dict__:
+            changed.__dict__[name] = page.__dict__[name]
+    return changed

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
+from .forking import HEARTBEAT_THREAD, WRITING
+
 INTERVAL_SECONDS = 5.0
 
 Echo = Callable[[str], None]  # writes text to stderr, no newline added
@@ -58,7 +60,7 @@ class Progress:
 
     def __enter__(self) -> Self:
         if not self._terminal:
-            self._thread = threading.Thread(target=self._heartbeat, name="evidencepress-progress", daemon=True)
+            self._thread = threading.Thread(target=self._heartbeat, name=HEARTBEAT_THREAD, daemon=True)
             self._thread.start()
         return self
 
@@ -74,4 +76,5 @@ class Progress:
         while not self._stop.wait(min(max(self._interval, 0.01), 1.0)):
             line = self.due_line()
             if line is not None:
-                self._echo(line)
+                with WRITING:
+                    self._echo(line)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import jsontext
-from .community import RecordProse, record_ids, record_url
+from .community import RecordProse, record_url
 from .model import JsonPath, Page, SourceRef, pointer
 from .semantic import normalise_url
 
@@ -106,7 +106,7 @@ def build_records(pages: Sequence[Page], prose: Sequence[RecordProse],
             cited.setdefault(rid, []).append(_citation(page, tuple(results.get(rid, ())),
                                                        tuple(mentions.get(rid, ())), core))
     records: list[Record] = []
-    for rid in sorted({rid for page in pages for rid in record_ids(page.export)}):  # slugs only
+    for rid in sorted({rid for page in pages for rid in page.record_ids}):  # slugs only
         text = by_id.get(rid)
         records.append(Record(rid, text.title if text else rid, text.summary if text else "", text,
                               tuple(cited.get(rid, ()))))

@@ -12,13 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .cache import Caches, Store, open_caches
-from .community import RecordProse, is_record_prose, record_ids, unknown_records, validate_record_prose
+from .community import RecordProse, is_record_prose, unknown_records, validate_record_prose
 from .config import SiteConfig, load_config, override_base_url
 from .diagnostics import Location, Problem, error, has_errors, strict
 from .links import check_links
 from .model import Asset, Page, SourceFile
 from .options import BuildOptions, ConfigError, StageProgress
-from .pagecache import load_page, page_key, save_page
+from .pagecache import Outcome, load_page, page_key, save_page
+from .pagepool import validate_sources
 from .parse import parse_page
 from .render import (
     static_files,
@@ -27,7 +28,6 @@ from .render import (
 from .schemas import SchemaFileError, SchemaSet, load_schemas, schema_folder
 from .site import SiteIndex, generated_paths, index_site
 from .sources import read_content
-from .validate import validate_page
 from .writer import MARKER
 
 CACHE_ROOT = ".cache"
@@ -97,15 +97,13 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     prose: list[RecordProse] = []
     store = (caches if caches is not None else site_caches(options)).pages
     drafts: list[str] = []
-    for number, source in enumerate(content.pages):
-        if progress is not None:
-            progress("checking pages", number, len(content.pages))
+    for source in content.pages:
         if is_record_prose(source):
             prose_text, prose_problems = _record_prose(source, schemas)
             problems += prose_problems
             prose += [prose_text] if prose_text is not None else []
-            continue
-        page, page_problems = _validated(source, schemas, store)
+    for page, page_problems in _validated([s for s in content.pages if not is_record_prose(s)], schemas, store,
+                                          options.jobs, progress):
         problems += [p for p in page_problems if _wanted(p, options)]
         every_page += [page] if page is not None else []
         if page is not None and page.front.draft and not options.drafts:
@@ -114,7 +112,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
             pages.append(page)
     if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
         # a page that failed validation may name the record: then only its own problems are reported
-        problems += unknown_records(prose, {rid for page in every_page for rid in record_ids(page.export)})
+        problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
     index = index_site(pages, prose, config, schemas.core_conditions)
     generated = generated_paths(index, pages)
     theme = static_files(template_folder(root))
@@ -150,20 +148,23 @@ def caches_of(options: BuildOptions) -> Path:
     return options.cache_root or options.root / CACHE_ROOT
 
 
-def _validated(source: SourceFile, schemas: SchemaSet, store: Store) -> tuple[Page | None, list[Problem]]:
-    """Parse and validate one page, or read the outcome back from the page cache: it depends only
-    on the file, the schemas and this package's code."""
-    key = page_key(source, schemas.fingerprint)
-    cached = load_page(store, key, source)
-    if cached is not None:
-        return cached
-    parsed, problems = parse_page(source)
-    page = None
-    if parsed is not None:
-        page, validation_problems = validate_page(parsed, schemas)
-        problems += validation_problems
-    save_page(store, key, page, problems)
-    return page, problems
+def _validated(sources: list[SourceFile], schemas: SchemaSet, store: Store, jobs: int,
+               progress: StageProgress | None) -> list[Outcome]:
+    """Parse and validate each page, or read its outcome back from the page cache: it depends only
+    on the file, the schemas and this package's code. The pages the cache misses are validated
+    together (on several processes when there are many)."""
+    keys = [page_key(source, schemas.fingerprint) for source in sources]
+    outcomes = [load_page(store, key, source) for key, source in zip(keys, sources, strict=True)]
+    missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
+    if progress is not None:
+        progress("checking pages", len(sources) - len(missing), len(sources))
+    fresh = validate_sources([sources[number] for number in missing], schemas, jobs)
+    for done, (number, (outcome, data)) in enumerate(zip(missing, fresh, strict=True), start=1):
+        save_page(store, keys[number], data)
+        outcomes[number] = outcome
+        if progress is not None:
+            progress("checking pages", len(sources) - len(missing) + done, len(sources))
+    return [outcome for outcome in outcomes if outcome is not None]
 
 
 def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:

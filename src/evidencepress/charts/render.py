@@ -7,15 +7,13 @@ something has to be drawn, so an unchanged rebuild never pays for it.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import os
 import tempfile
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from multiprocessing.context import BaseContext
 from pathlib import Path
 
+from ..forking import worker_context
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]
@@ -54,7 +52,7 @@ def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]
         for plan in todo:
             yield plan, draw_chart(plan)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=worker_context()) as pool:
         # At most two drawings per worker in flight: memory stays bounded by the pool, not by the site.
         pending = iter(todo)
         futures: dict[Future[bytes], ChartPlan] = {}
@@ -75,14 +73,6 @@ def pool_size(jobs: int, charts: int) -> int:
 
     ``--jobs 64`` on a 2-core machine once started 64 matplotlib processes (5 GB for 300 charts)."""
     return max(1, min(jobs, os.cpu_count() or 1, charts))
-
-
-def _context() -> BaseContext:
-    """``fork`` when it is safe (POSIX, no other thread): workers start at once with matplotlib
-    already imported. Otherwise ``spawn``, whose workers import everything afresh."""
-    if "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1:
-        return multiprocessing.get_context("fork")
-    return multiprocessing.get_context("spawn")
 
 
 def cache_path(cache_dir: Path, key: str) -> Path:

@@ -1,0 +1,97 @@
+"""When worker processes may be forked, and the one thread allowed to run while they are.
+
+Forked workers start at once with everything imported (matplotlib, the
+compiled schemas), but forking while another thread holds a lock would leave
+that lock held forever in the child. The only thread a build runs besides
+its own is the progress heartbeat (a log line every few seconds): it writes
+under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
+child starts with a write half done. Any other thread (the dev server's)
+makes workers start by ``spawn``, or not at all.
+
+``ordered_map`` spreads the pages of a large site over forked workers (to
+validate them, to render them); the results come back in order, so nothing
+depends on --jobs.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.context import BaseContext
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+HEARTBEAT_THREAD = "evidencepress-progress"
+WRITING = threading.Lock()  # held by the heartbeat while it writes, and across every fork
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(before=WRITING.acquire, after_in_parent=WRITING.release, after_in_child=WRITING.release)
+
+
+def fork_is_safe() -> bool:
+    """Fork is available (POSIX) and no thread but the heartbeat runs beside this one."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    others = [t for t in threading.enumerate() if t is not threading.current_thread()]
+    return threading.current_thread() is threading.main_thread() and all(t.name == HEARTBEAT_THREAD for t in others)
+
+
+def worker_context() -> BaseContext:
+    """``fork`` when it is safe, else ``spawn`` (whose workers import everything afresh)."""
+    return multiprocessing.get_context("fork" if fork_is_safe() else "spawn")
+
+
+_job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what forked workers run, inherited
+
+
+def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
+                chunk: int = 8) -> Iterator[R]:
+    """``function`` over ``items``, results in order, on up to ``jobs`` forked workers.
+
+    Workers inherit ``function`` and ``items`` (nothing is pickled but indexes and results), so
+    ``function`` may be a closure over compiled schemas or templates. At most two chunks per
+    worker are in flight: memory is bounded by the pool, not by the site. In this process,
+    one after another, when fork is not safe, the items are few, or a worker dies (the rest
+    are then done here, where a failure shows like any other).
+    """
+    workers = max(1, min(jobs, os.cpu_count() or 1, len(items) // max(1, min_per_worker)))
+    done = 0
+    if workers > 1 and fork_is_safe():
+        for result in _in_workers(function, items, workers, chunk):
+            yield result
+            done += 1
+    for item in items[done:]:
+        yield function(item)
+
+
+def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int) -> Iterator[R]:
+    global _job
+    _job = (function, items)
+    chunks = iter(range(0, len(items), chunk))
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, 2 * workers))
+            while pending:
+                results = pending.popleft().result()
+                following = next(chunks, None)
+                if following is not None:
+                    pending.append(pool.submit(_run_chunk, following, chunk))
+                yield from results
+    except BrokenProcessPool:
+        return
+    finally:
+        _job = None
+
+
+def _run_chunk(start: int, size: int) -> list[Any]:
+    assert _job is not None, "workers are forked by ordered_map"
+    function, items = _job
+    return [function(item) for item in items[start:start + size]]

@@ -1,0 +1,120 @@
+"""Work spread over forked workers: same results in the same order as one process, whatever
+dies, and never a fork beside a thread other than the progress heartbeat."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sitekit import many_pages
+
+from evidencepress import forking
+from evidencepress.cache import Store
+from evidencepress.forking import HEARTBEAT_THREAD, WRITING, fork_is_safe, ordered_map
+from evidencepress.pagecache import load_page, save_page
+from evidencepress.pagepool import validate_source, validate_sources
+from evidencepress.schemas import load_schemas, schema_folder
+from evidencepress.sources import read_content
+
+PARENT = os.getpid()
+
+
+@pytest.fixture
+def two_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers are started on a machine of any size (a CI runner may have one core)."""
+    monkeypatch.setattr(forking.os, "cpu_count", lambda: 2)
+
+
+@contextmanager
+def running_thread(name: str) -> Iterator[None]:
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait, name=name, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def square_and_pid(number: int) -> tuple[int, int]:
+    time.sleep(0.005)  # long enough that one worker cannot take every chunk before the other starts
+    return number * number, os.getpid()
+
+
+def test_results_come_back_in_order_from_several_workers(two_cores: None) -> None:
+    outcomes = list(ordered_map(square_and_pid, list(range(100)), jobs=2, min_per_worker=10, chunk=3))
+    assert [square for square, _ in outcomes] == [n * n for n in range(100)]
+    workers = {pid for _, pid in outcomes}
+    assert PARENT not in workers and len(workers) == 2
+
+
+def test_few_items_or_one_job_stay_in_this_process(two_cores: None) -> None:
+    assert {pid for _, pid in ordered_map(square_and_pid, list(range(10)), jobs=2, min_per_worker=32)} == {PARENT}
+    assert {pid for _, pid in ordered_map(square_and_pid, list(range(100)), jobs=1, min_per_worker=1)} == {PARENT}
+
+
+def die_in_a_worker_at_40(number: int) -> tuple[int, int]:
+    if number == 40 and os.getpid() != PARENT:
+        os._exit(9)  # a worker killed mid-chunk: the pool is broken
+    return square_and_pid(number)
+
+
+def test_a_dead_worker_leaves_the_rest_to_this_process(two_cores: None) -> None:
+    outcomes = list(ordered_map(die_in_a_worker_at_40, list(range(100)), jobs=2, min_per_worker=10, chunk=4))
+    assert [square for square, _ in outcomes] == [n * n for n in range(100)]
+    assert outcomes[40][1] == PARENT  # redone here, where it does not die
+    assert any(pid != PARENT for _, pid in outcomes[:40])
+
+
+def test_fork_is_safe_beside_the_heartbeat_only() -> None:
+    assert fork_is_safe()
+    with running_thread(HEARTBEAT_THREAD):
+        assert fork_is_safe()
+    with running_thread("a dev server thread"):
+        assert not fork_is_safe()
+        assert forking.worker_context().get_start_method() == "spawn"
+
+
+def test_a_thread_that_is_not_the_heartbeat_keeps_work_in_this_process(two_cores: None) -> None:
+    with running_thread("a dev server thread"):
+        assert {pid for _, pid in ordered_map(square_and_pid, list(range(100)), jobs=2, min_per_worker=10)} == {PARENT}
+
+
+def test_a_fork_waits_for_the_heartbeat_to_finish_writing(two_cores: None) -> None:
+    """The heartbeat writes under WRITING; a fork takes it too, so no child starts mid-write."""
+    list(ordered_map(square_and_pid, list(range(40)), jobs=2, min_per_worker=10))
+    assert WRITING.acquire(blocking=False)  # released again in this process after the forks
+    WRITING.release()
+
+
+def test_pages_validated_in_workers_equal_pages_validated_here(tmp_path: Path, two_cores: None) -> None:
+    root = many_pages(tmp_path, 70)
+    schemas = load_schemas(schema_folder(root))
+    sources = [s for s in read_content(root)[0].pages]
+    in_workers = [outcome for outcome, _ in validate_sources(sources, schemas, jobs=2)]
+    here = [validate_source(source, schemas) for source in sources]
+    assert [page for page, _ in in_workers] == [page for page, _ in here]
+    assert [problems for _, problems in in_workers] == [problems for _, problems in here]
+    assert all(page is not None and page.export_json == page.__dict__["export_json"] for page, _ in in_workers)
+
+
+def test_a_cached_page_keeps_its_export_text_and_record_ids(tmp_path: Path) -> None:
+    root = many_pages(tmp_path, 1)
+    schemas = load_schemas(schema_folder(root))
+    source = read_content(root)[0].pages[0]
+    (outcome, data), = validate_sources([source], schemas, jobs=1)
+    store = Store(None)
+    save_page(store, "key", data)
+    cached = load_page(store, "key", source)
+    assert cached is not None and cached[0] is not None and outcome[0] is not None
+    assert cached[0].source.text == source.text
+    assert cached[0].__dict__["export_json"] == outcome[0].export_json  # not written again
+    assert cached[0].__dict__["record_ids"] == frozenset({"record-0"})
+
+

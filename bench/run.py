@@ -31,7 +31,7 @@ from corpus import REPO, as_hugo, as_mkdocs, as_pelican, make_corpus
 
 BIN = Path(sys.executable).parent
 CLI = [sys.executable, "-m", "evidencepress.cli"]
-TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")) / "bin"
+TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve() / "bin"  # Pelican and MkDocs run elsewhere
 
 
 @dataclass(frozen=True)

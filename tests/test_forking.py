@@ -11,10 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sitekit import many_pages
 
 from evidencepress import forking
 from evidencepress.cache import Store
+from evidencepress.cli import main
 from evidencepress.forking import HEARTBEAT_THREAD, WRITING, fork_is_safe, ordered_map
 from evidencepress.pagecache import load_page, save_page
 from evidencepress.pagepool import validate_source, validate_sources
@@ -70,6 +72,34 @@ def test_a_dead_worker_leaves_the_rest_to_this_process(two_cores: None) -> None:
     assert [square for square, _ in outcomes] == [n * n for n in range(100)]
     assert outcomes[40][1] == PARENT  # redone here, where it does not die
     assert any(pid != PARENT for _, pid in outcomes[:40])
+
+
+def fail_at_40(number: int) -> tuple[int, int]:
+    if number == 40:
+        raise ValueError(f"item {number} fails in process {os.getpid()}")
+    return square_and_pid(number)
+
+
+def test_a_failure_in_a_worker_is_raised_here_with_its_own_traceback(two_cores: None) -> None:
+    """Redone in this process: the exception is not a pickled copy without its traceback."""
+    outcomes = ordered_map(fail_at_40, list(range(100)), jobs=2, min_per_worker=10, chunk=4)
+    with pytest.raises(ValueError, match=f"item 40 fails in process {PARENT}$") as raised:
+        list(outcomes)
+    assert "fail_at_40" in [frame.name for frame in raised.traceback]
+    assert raised.value.__cause__ is None
+
+
+def test_a_template_error_met_in_a_worker_names_its_template_line(tmp_path: Path, two_cores: None) -> None:
+    root = many_pages(tmp_path, 80)
+    (root / "templates").mkdir()
+    (root / "templates" / "page.html").write_text(
+        '{% extends "base.html" %}\n{% block main %}\n<h1>{{ page.front.title }}</h1>\n{{ nope }}\n{% endblock %}\n')
+    for jobs in ("1", "2"):
+        result = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", jobs, "--no-cache"])
+        assert result.exit_code == 1
+        assert result.stderr.startswith(
+            "templates/page.html:4:1: error: template error: 'nope' is undefined [template]\n"), jobs
+        assert not (root / "_site").exists()
 
 
 def test_fork_is_safe_beside_the_heartbeat_only() -> None:

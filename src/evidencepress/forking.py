@@ -22,7 +22,6 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
@@ -49,7 +48,7 @@ def worker_context() -> BaseContext:
     return multiprocessing.get_context("fork" if fork_is_safe() else "spawn")
 
 
-_job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # what forked workers run, inherited
+_job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: what it runs
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
@@ -59,8 +58,8 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
     Workers inherit ``function`` and ``items`` (nothing is pickled but indexes and results), so
     ``function`` may be a closure over compiled schemas or templates. At most two chunks per
     worker are in flight: memory is bounded by the pool, not by the site. In this process,
-    one after another, when fork is not safe, the items are few, or a worker dies (the rest
-    are then done here, where a failure shows like any other).
+    one after another, when fork is not safe or the items are few; and from the first chunk
+    that fails on (a worker died, ``function`` raised) on, so a failure shows like any other.
     """
     workers = max(1, min(jobs, os.cpu_count() or 1, len(items) // max(1, min_per_worker)))
     done = 0
@@ -73,22 +72,29 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
 
 
 def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int) -> Iterator[R]:
+    """Results from forked workers, in order, until all are done or a chunk fails (the caller
+    does the rest in this process: an exception then carries its own traceback, which a
+    template error needs for its line, and a dead worker is not fatal)."""
+    chunks = iter(range(0, len(items), chunk))
+    # With fork, a worker's initializer arguments are inherited, never pickled.
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                             initializer=_receive, initargs=(function, items)) as pool:
+        pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, 2 * workers))
+        while pending:
+            try:
+                results = pending.popleft().result()
+            except Exception:  # noqa: BLE001 -- BrokenProcessPool, or the function failed: redone here
+                pool.shutdown(wait=True, cancel_futures=True)
+                return
+            following = next(chunks, None)
+            if following is not None:
+                pending.append(pool.submit(_run_chunk, following, chunk))
+            yield from results
+
+
+def _receive(function: Callable[[Any], Any], items: Sequence[Any]) -> None:
     global _job
     _job = (function, items)
-    chunks = iter(range(0, len(items), chunk))
-    try:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, 2 * workers))
-            while pending:
-                results = pending.popleft().result()
-                following = next(chunks, None)
-                if following is not None:
-                    pending.append(pool.submit(_run_chunk, following, chunk))
-                yield from results
-    except BrokenProcessPool:
-        return
-    finally:
-        _job = None
 
 
 def _run_chunk(start: int, size: int) -> list[Any]:

@@ -16,7 +16,7 @@ from matplotlib.container import ErrorbarContainer
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.text import Text
 
-from evidencepress.charts import ChartPlan, render_charts, style
+from evidencepress.charts import ChartPlan, iter_charts, render_charts, style
 from evidencepress.charts.draw import RC, draw_chart, figure
 
 TESTS = HERE.parent
@@ -192,6 +192,17 @@ def test_cache_hit_reads_the_file_and_reports_progress(tmp_path: Path, plans: li
         b"<svg>cached</svg>",
     ]
     assert progress == [(2, 2)]
+
+
+def test_charts_stream_cache_hits_first_and_a_shared_drawing_once(tmp_path: Path, plans: list[ChartPlan],
+                                                                  svgs: list[bytes]) -> None:
+    """iter_charts yields each SVG once it is there (nothing held for the whole site): the
+    cached one at once, then the drawings; two plans with one key are drawn once, given twice."""
+    first, second = plans[0], plans[1]
+    (tmp_path / f"{second.cache_key}.svg").write_bytes(b"<svg>cached</svg>")
+    streamed = list(iter_charts([first, second, first], jobs=1, cache_dir=tmp_path))
+    assert streamed == [(1, b"<svg>cached</svg>"), (0, svgs[0]), (2, svgs[0])]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted({f"{first.cache_key}.svg", f"{second.cache_key}.svg"})
 
 
 def test_renderer_version_is_part_of_the_key(monkeypatch: pytest.MonkeyPatch) -> None:

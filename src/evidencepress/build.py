@@ -18,7 +18,7 @@ from jinja2 import TemplateError
 from .cache import Caches, prune_caches
 from .config import RESERVED_FOLDERS
 from .diagnostics import Location, Problem, error, has_errors, strict
-from .exports import EXPORTS_DIR, export_files, stale_exports
+from .exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
 from .options import BuildOptions, ConfigError, StageProgress
 from .outputs import render_outputs, render_site, site_context
 from .record import Outputs, inputs_digest, remember, tree_digest
@@ -62,7 +62,7 @@ def site_files(options: BuildOptions, caches: Caches | None = None, progress: St
         return None, problems + render_problems
     if options.use_cache:
         caches.commit()
-    return dict(files), problems + render_problems
+    return dict(sorted(files.items())), problems + render_problems  # charts arrive as drawn
 
 
 def _rendered(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None,
@@ -99,7 +99,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
             render_problems = _rendered(plan, options, folders[out], progress, caches)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
-            for name, data in export_files(plan.pages, site_context(plan)).items():
+            for name, data in iter_export_files(plan.pages, site_context(plan)):
                 folders[exports].put(name, data)
             if progress is not None:
                 progress("writing", 0, 0)

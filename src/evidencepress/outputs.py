@@ -9,6 +9,7 @@ from the articles and records while the rest is rendered.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 from jinja2 import Environment
 
 from .cache import CHARTS, Caches, Store, code_fingerprint, key_of
-from .charts import render_charts
+from .charts import iter_charts
 from .data_out import data_files
 from .diagnostics import Problem
 from .feeds import site_files as feed_files
@@ -54,7 +55,7 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
     """Every output file of the site by POSIX path relative to the output folder, in memory."""
     files = MemoryFiles()
     render_outputs(plan, options, files, progress)
-    return dict(files)
+    return dict(sorted(files.items()))  # charts arrive as they are drawn: an order that varies
 
 
 def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
@@ -75,10 +76,8 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             if rel.endswith(".html") and b"data-pagefind-body" in data:
                 searchable.append(rel)
 
-    by_page = _charts(plan, options, progress)  # drawn first: the article HTML inlines them
-    for page_url, svgs in by_page.items():
-        put(page_url, svgs)
-    for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, rendered, by_page)):
+    drawn = _charts(plan, options, files, progress)  # drawn first: the article HTML inlines them
+    for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, files, rendered, drawn)):
         if progress is not None:
             progress("rendering pages", number, len(plan.pages))
         if new_key is not None:
@@ -102,18 +101,19 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     return list(search.problems)
 
 
-def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, rendered: Store,
-              by_page: dict[str, dict[str, bytes]]) -> Iterator[tuple[Page, dict[str, bytes], str | None]]:
+def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
+              rendered: Store, drawn: dict[str, dict[str, str]]) -> Iterator[tuple[Page, dict[str, bytes], str | None]]:
     """Each article's files, read back from the rendered cache or rendered (on every core when
-    many are), with the cache key to save them under when they were rendered now."""
+    many are), with the cache key to save them under when they were rendered now. ``drawn``:
+    the sha256 of each page's charts, which are read back from ``files`` to be inlined."""
     context_key = _context_key(ctx, template_folder(options.root))
     keys = [article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key,
-                        by_page.get(page.url, {})) for page in plan.pages]
+                        drawn.get(page.url, {})) for page in plan.pages]
     missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
 
     def render(number: int) -> dict[str, bytes]:
         page = plan.pages[number]
-        return render_article(env, page, ctx, by_page.get(page.url, {}))
+        return render_article(env, page, ctx, _files_of(files, page.url, tuple(drawn.get(page.url, {}))))
 
     fresh = ordered_map(render, missing, options.jobs)
     wanted = set(missing)
@@ -166,17 +166,20 @@ def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, by
     return {name: files.read(url.lstrip("/") + name) for name in names}
 
 
-def _charts(plan: SitePlan, options: BuildOptions, progress: StageProgress | None) -> dict[str, dict[str, bytes]]:
-    """Every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), by page URL and file name;
-    one cache, one pool."""
+def _charts(plan: SitePlan, options: BuildOptions, files: FileSink,
+            progress: StageProgress | None) -> dict[str, dict[str, str]]:
+    """Draw every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), into ``files`` as
+    each is done (one cache, one pool); the sha256 of each, by page URL and file name."""
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
-    svgs = render_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache, progress=charts_done)
-    by_page: dict[str, dict[str, bytes]] = {}
-    for (page, name, _), svg in zip(drawings, svgs, strict=True):
-        by_page.setdefault(page.url, {})[name] = svg
-    return by_page
+    digests: dict[str, dict[str, str]] = {page.url: {} for page, _, _ in drawings}
+    for number, svg in iter_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache,
+                                   progress=charts_done):
+        page, name, _ = drawings[number]
+        files.put(page.url.lstrip("/") + name, svg)
+        digests[page.url][name] = hashlib.sha256(svg).hexdigest()
+    return {url: dict(sorted(names.items())) for url, names in digests.items()}
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:

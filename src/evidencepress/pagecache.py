@@ -9,7 +9,6 @@ entry a fraction of the page's full size.
 
 from __future__ import annotations
 
-import hashlib
 import pickle
 from collections.abc import Mapping
 from dataclasses import fields, replace
@@ -20,12 +19,12 @@ from .diagnostics import Problem
 from .model import Page, SourceFile
 
 
-def article_key(page: Page, schema_fingerprint: str, entry: Any, context: str, svgs: Mapping[str, bytes]) -> str:
+def article_key(page: Page, schema_fingerprint: str, entry: Any, context: str, svgs: Mapping[str, str]) -> str:
     """What an article's rendered files depend on: the page (its source, the schemas, the code),
     its entry in the site index (record titles, counts, section: every field but the page), the
-    site context and templates (``context``), and its drawn charts."""
+    site context and templates (``context``), and its drawn charts (sha256 by file name)."""
     about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
-    drawn = sorted((name, hashlib.sha256(data).hexdigest()) for name, data in svgs.items())
+    drawn = sorted(svgs.items())
     return key_of(page_key(page.source, schema_fingerprint), repr(about), context, repr(drawn))
 
 

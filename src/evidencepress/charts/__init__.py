@@ -15,7 +15,7 @@ from ..model import Document, Fence
 from ..schemas import SchemaSet
 from .model import ChartPlan, ChartRow, LegendItem, PanelPlan, Point, Slot, Whisker
 from .plan import build_plan
-from .render import render_charts
+from .render import iter_charts, render_charts
 from .spec import parse_spec
 from .style import RENDERER_VERSION
 from .svg import inline as inline_svg
@@ -34,6 +34,7 @@ __all__ = [
     "chart_table",
     "duplicate_ids",
     "inline_svg",
+    "iter_charts",
     "plan_chart",
     "render_charts",
 ]

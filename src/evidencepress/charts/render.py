@@ -23,22 +23,35 @@ def render_charts(
     plans: Sequence[ChartPlan], *, jobs: int, cache_dir: Path | None, progress: Progress | None = None
 ) -> list[bytes]:
     """SVG bytes for each plan, in order (``cache_dir`` None: no cache)."""
-    done: dict[str, bytes] = {}
-    for plan in plans:
-        cached = _read(cache_dir, plan.cache_key)
-        if cached is not None:
-            done[plan.cache_key] = cached
-    todo = list({plan.cache_key: plan for plan in plans if plan.cache_key not in done}.values())
-    total, count = len(plans), len(plans) - len(todo)
+    svgs = [b""] * len(plans)
+    for number, svg in iter_charts(plans, jobs=jobs, cache_dir=cache_dir, progress=progress):
+        svgs[number] = svg
+    return svgs
+
+
+def iter_charts(
+    plans: Sequence[ChartPlan], *, jobs: int, cache_dir: Path | None, progress: Progress | None = None
+) -> Iterator[tuple[int, bytes]]:
+    """(number of the plan, SVG bytes) for every plan: cache hits first, then drawings as they
+    finish. Nothing is held: a site of thousands of charts never has them all in memory."""
+    todo: dict[str, list[int]] = {}  # plans that share a key are drawn once
+    total, count = len(plans), 0
     report = progress or (lambda _done, _total: None)
+    for number, plan in enumerate(plans):
+        cached = _read(cache_dir, plan.cache_key) if plan.cache_key not in todo else None
+        if cached is None:
+            todo.setdefault(plan.cache_key, []).append(number)
+            continue
+        count += 1
+        yield number, cached
     if count:
         report(count, total)
-    for plan, svg in _draw(todo, jobs):
-        done[plan.cache_key] = svg
+    for plan, svg in _draw([plans[numbers[0]] for numbers in todo.values()], jobs):
         _write(cache_dir, plan.cache_key, svg)
-        count += 1
+        for number in todo[plan.cache_key]:
+            count += 1
+            yield number, svg
         report(count, total)
-    return [done[plan.cache_key] for plan in plans]
 
 
 def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]:

@@ -217,7 +217,7 @@ def test_unwritable_cache_still_returns_the_drawing(tmp_path: Path, plans: list[
     assert render_charts(plans[:1], jobs=1, cache_dir=blocked) == svgs[:1]
 
 
-def test_spawned_workers_when_threads_run_give_the_same_bytes(plans: list[ChartPlan], svgs: list[bytes]) -> None:
+def test_workers_started_beside_a_thread_give_the_same_bytes(plans: list[ChartPlan], svgs: list[bytes]) -> None:
     import threading
 
     stop = threading.Event()

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -108,7 +109,13 @@ def test_fork_is_safe_beside_the_heartbeat_only() -> None:
         assert fork_is_safe()
     with running_thread("a dev server thread"):
         assert not fork_is_safe()
-        assert forking.worker_context().get_start_method() == "spawn"
+
+
+def test_lean_workers_are_not_children_of_this_process() -> None:
+    """Chart workers start from a small server (or afresh), so they hold none of a large site."""
+    context = forking.lean_context()
+    with running_thread("a dev server thread"), ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
+        assert pool.submit(os.getppid).result() != PARENT  # safe whatever threads run
 
 
 def test_a_thread_that_is_not_the_heartbeat_keeps_work_in_this_process(two_cores: None) -> None:

@@ -6,7 +6,8 @@ that lock held forever in the child. The only thread a build runs besides
 its own is the progress heartbeat (a log line every few seconds): it writes
 under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
 child starts with a write half done. Any other thread (the dev server's)
-makes workers start by ``spawn``, or not at all.
+keeps the work in this process. Chart drawing, which needs little of this
+process's memory but a lot of its own, runs in ``lean_context`` workers.
 
 ``ordered_map`` spreads the pages of a large site over forked workers (to
 validate them, to render them); the results come back in order, so nothing
@@ -43,9 +44,16 @@ def fork_is_safe() -> bool:
     return threading.current_thread() is threading.main_thread() and all(t.name == HEARTBEAT_THREAD for t in others)
 
 
-def worker_context() -> BaseContext:
-    """``fork`` when it is safe, else ``spawn`` (whose workers import everything afresh)."""
-    return multiprocessing.get_context("fork" if fork_is_safe() else "spawn")
+def lean_context(preload: Sequence[str] = ()) -> BaseContext:
+    """Workers that do not inherit this process's memory (the validated pages of a large site,
+    which a forked worker's garbage collector would copy page by page): forked from a small
+    server process that imported ``preload`` once (``forkserver``), or ``spawn`` where there is
+    none. Safe whatever threads run."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(preload))  # read when the server starts: once per process
+    return context
 
 
 _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: what it runs

@@ -25,7 +25,7 @@ def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -
 
     for source, data in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
         outcome = outcome_from(data, source)
-        yield (outcome, data) if outcome is not None else ((validate_source(source, schemas)), None)
+        yield (outcome, data) if outcome is not None else (validate_source(source, schemas), None)
 
 
 def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:

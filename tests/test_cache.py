@@ -168,3 +168,20 @@ def test_a_cached_build_equals_a_fresh_one_after_an_edit(tmp_path: Path) -> None
                                                                            export_doc=export(result(value=99.5)))})
     assert not [p for p in build_site(BuildOptions(root=fresh, jobs=1, use_cache=False)) if p.is_error]
     assert tree(root / "_site") == tree(fresh / "_site") and tree(root / "exports") == tree(fresh / "exports")
+
+
+def test_commit_writes_each_later_value_before_it_asks_for_the_next(tmp_path: Path) -> None:
+    """A build's rendered files are saved at commit: one at a time, never all held pickled."""
+    store = Store(tmp_path)
+    on_disk_when_asked: list[int] = []
+
+    def value(number: int) -> dict[str, int]:
+        on_disk_when_asked.append(sum(1 for p in tmp_path.rglob("*") if p.is_file()))
+        return {"number": number}
+
+    keys = [key_of(f"entry {number}") for number in range(3)]
+    for number, key in enumerate(keys):
+        store.save_later(key, lambda number=number: value(number))
+    store.commit()
+    assert on_disk_when_asked == [0, 1, 2]
+    assert [Store(tmp_path).load(key) for key in keys] == [{"number": 0}, {"number": 1}, {"number": 2}]

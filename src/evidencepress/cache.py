@@ -107,18 +107,23 @@ class Store:
         self._later[key] = value
 
     def commit(self) -> None:
-        """Write the values saved since the last commit; a cache only saves time, so errors are ignored."""
+        """Write the values saved since the last commit; a cache only saves time, so errors are ignored.
+        Each entry leaves memory once it is on disk: a site's rendered files are never all held."""
         for key, value in sorted(self._later.items()):
             self.save(key, value())
+            self._write_pending(key)
         self._later.clear()
-        if self.folder is None:
-            return
         for key in sorted(self._pending):
-            _write_entry(self.folder, key, self._memory.pop(key))  # on disk now: not held in memory too
-        for key in sorted(self._used - self._pending):
-            _touch(self.folder / key[:2] / key)
-        self._pending.clear()
+            self._write_pending(key)
+        if self.folder is not None:
+            for key in sorted(self._used):
+                _touch(self.folder / key[:2] / key)
         self._used.clear()
+
+    def _write_pending(self, key: str) -> None:
+        if self.folder is not None and key in self._pending:
+            _write_entry(self.folder, key, self._memory.pop(key))
+            self._pending.discard(key)
 
 
 def _touch(path: Path) -> None:

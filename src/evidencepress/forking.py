@@ -60,26 +60,27 @@ _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: w
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
-                chunk: int = 8) -> Iterator[R]:
+                chunk: int = 8, in_flight: int = 2) -> Iterator[R]:
     """``function`` over ``items``, results in order, on up to ``jobs`` forked workers.
 
     Workers inherit ``function`` and ``items`` (nothing is pickled but indexes and results), so
-    ``function`` may be a closure over compiled schemas or templates. At most two chunks per
-    worker are in flight: memory is bounded by the pool, not by the site. In this process,
+    ``function`` may be a closure over compiled schemas or templates. At most ``in_flight``
+    chunks per worker are under way or waiting: memory is bounded by the pool, not by the site. In this process,
     one after another, when fork is not safe or the items are few; and from the first chunk
     that fails on (a worker died, ``function`` raised) on, so a failure shows like any other.
     """
     workers = max(1, min(jobs, os.cpu_count() or 1, len(items) // max(1, min_per_worker)))
     done = 0
     if workers > 1 and fork_is_safe():
-        for result in _in_workers(function, items, workers, chunk):
+        for result in _in_workers(function, items, workers, chunk, in_flight):
             yield result
             done += 1
     for item in items[done:]:
         yield function(item)
 
 
-def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int) -> Iterator[R]:
+def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int,
+                in_flight: int) -> Iterator[R]:
     """Results from forked workers, in order, until all are done or a chunk fails (the caller
     does the rest in this process: an exception then carries its own traceback, which a
     template error needs for its line, and a dead worker is not fatal)."""
@@ -87,7 +88,7 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
     # With fork, a worker's initializer arguments are inherited, never pickled.
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                              initializer=_receive, initargs=(function, items)) as pool:
-        pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, 2 * workers))
+        pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, in_flight * workers))
         while pending:
             try:
                 results = pending.popleft().result()

@@ -83,9 +83,11 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
         if new_key is not None:
             rendered.save_later(new_key, functools.partial(_files_of, files, page.url, tuple(outputs)))
         put(page.url, outputs)
-    records = plan.index.records  # few but large (every result of a source): one per message
+    # Records are few but can be large (every result of a source): one at a time per worker.
+    records = plan.index.records
     for record, outputs in zip(records, ordered_map(lambda record: render_record(env, record, ctx), records,
-                                                    options.jobs, min_per_worker=1, chunk=1), strict=True):
+                                                    options.jobs, min_per_worker=1, chunk=1, in_flight=1),
+                               strict=True):
         put(record.url, outputs)
     # Articles and records are what the search indexes (data-pagefind-body): the indexer runs
     # (mostly in Pagefind's own process) while the rest of the site is rendered.

@@ -118,6 +118,15 @@ def test_lean_workers_are_not_children_of_this_process() -> None:
         assert pool.submit(os.getppid).result() != PARENT  # safe whatever threads run
 
 
+def test_drawing_workers_are_forked_only_from_a_small_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert forking.drawing_context().get_start_method() == "fork"  # a test process is small
+    monkeypatch.setattr(forking, "FORK_BELOW_BYTES", 0)
+    assert forking.drawing_context().get_start_method() == "forkserver"
+    monkeypatch.undo()
+    with running_thread("a dev server thread"):
+        assert forking.drawing_context().get_start_method() == "forkserver"
+
+
 def test_a_thread_that_is_not_the_heartbeat_keeps_work_in_this_process(two_cores: None) -> None:
     with running_thread("a dev server thread"):
         assert {pid for _, pid in ordered_map(square_and_pid, list(range(100)), jobs=2, min_per_worker=10)} == {PARENT}

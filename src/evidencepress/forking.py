@@ -7,7 +7,8 @@ its own is the progress heartbeat (a log line every few seconds): it writes
 under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
 child starts with a write half done. Any other thread (the dev server's)
 keeps the work in this process. Chart drawing, which needs little of this
-process's memory but a lot of its own, runs in ``lean_context`` workers.
+process's memory but a lot of its own, runs in ``drawing_context`` workers:
+forked while this process is small, else started from a small server.
 
 ``ordered_map`` spreads the pages of a large site over forked workers (to
 validate them, to render them); the results come back in order, so nothing
@@ -16,13 +17,12 @@ depends on --jobs.
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 from typing import Any, TypeVar
 
@@ -30,6 +30,9 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 HEARTBEAT_THREAD = "evidencepress-progress"
+# Below this, a forked drawing worker starts faster than a server can import matplotlib; above it
+# (the pages of a large site), forked workers copied most of this process (1 GB each at 5,000 pages).
+FORK_BELOW_BYTES = 300 * 2**20
 WRITING = threading.Lock()  # held by the heartbeat while it writes, and across every fork
 
 if hasattr(os, "register_at_fork"):
@@ -42,6 +45,20 @@ def fork_is_safe() -> bool:
         return False
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
     return threading.current_thread() is threading.main_thread() and all(t.name == HEARTBEAT_THREAD for t in others)
+
+
+def drawing_context(preload: Sequence[str] = ()) -> BaseContext:
+    """For workers that need little of this process: ``fork`` while this process is small (they
+    start at once, and there is little for them to copy), else ``lean_context``."""
+    if fork_is_safe() and _peak_resident_bytes() < FORK_BELOW_BYTES:
+        return multiprocessing.get_context("fork")
+    return lean_context(preload)
+
+
+def _peak_resident_bytes() -> int:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux (bytes on macOS: larger)
 
 
 def lean_context(preload: Sequence[str] = ()) -> BaseContext:
@@ -88,16 +105,17 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
     # With fork, a worker's initializer arguments are inherited, never pickled.
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                              initializer=_receive, initargs=(function, items)) as pool:
-        pending = deque(pool.submit(_run_chunk, start, chunk) for start in itertools.islice(chunks, in_flight * workers))
-        while pending:
-            try:
+        pending: deque[Future[list[R]]] = deque()
+        while True:
+            try:  # a broken pool raises on submit as well as on result
+                while len(pending) < in_flight * workers and (start := next(chunks, None)) is not None:
+                    pending.append(pool.submit(_run_chunk, start, chunk))
+                if not pending:
+                    return
                 results = pending.popleft().result()
             except Exception:  # noqa: BLE001 -- BrokenProcessPool, or the function failed: redone here
                 pool.shutdown(wait=True, cancel_futures=True)
                 return
-            following = next(chunks, None)
-            if following is not None:
-                pending.append(pool.submit(_run_chunk, following, chunk))
             yield from results
 
 

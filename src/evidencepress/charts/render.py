@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
-from ..forking import lean_context
+from ..forking import drawing_context
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]
@@ -65,7 +65,7 @@ def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]
         for plan in todo:
             yield plan, draw_chart(plan)
         return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=lean_context([__package__ + ".draw"])) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=drawing_context([__package__ + ".draw"])) as pool:
         # At most two drawings per worker in flight: memory stays bounded by the pool, not by the site.
         pending = iter(todo)
         futures: dict[Future[bytes], ChartPlan] = {}

@@ -119,12 +119,12 @@ def test_lean_workers_are_not_children_of_this_process() -> None:
 
 
 def test_drawing_workers_are_forked_only_from_a_small_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert forking.drawing_context().get_start_method() == "fork"  # a test process is small
-    monkeypatch.setattr(forking, "FORK_BELOW_BYTES", 0)
-    assert forking.drawing_context().get_start_method() == "forkserver"
-    monkeypatch.undo()
+    monkeypatch.setattr(forking, "FORK_BELOW_BYTES", 2**60)  # this process counts as small
+    assert forking.drawing_context().get_start_method() == "fork"
     with running_thread("a dev server thread"):
         assert forking.drawing_context().get_start_method() == "forkserver"
+    monkeypatch.setattr(forking, "FORK_BELOW_BYTES", 0)  # and now as large
+    assert forking.drawing_context().get_start_method() == "forkserver"
 
 
 def test_a_thread_that_is_not_the_heartbeat_keeps_work_in_this_process(two_cores: None) -> None:

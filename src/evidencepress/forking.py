@@ -32,7 +32,7 @@ R = TypeVar("R")
 HEARTBEAT_THREAD = "evidencepress-progress"
 # Below this, a forked drawing worker starts faster than a server can import matplotlib; above it
 # (the pages of a large site), forked workers copied most of this process (1 GB each at 5,000 pages).
-FORK_BELOW_BYTES = 300 * 2**20
+FORK_BELOW_BYTES = 200 * 2**20  # the example site builds in ~110 MB; 1,000 articles pass 200 MB before drawing
 WRITING = threading.Lock()  # held by the heartbeat while it writes, and across every fork
 
 if hasattr(os, "register_at_fork"):

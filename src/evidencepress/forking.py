@@ -82,9 +82,11 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
 
     Workers inherit ``function`` and ``items`` (nothing is pickled but indexes and results), so
     ``function`` may be a closure over compiled schemas or templates. At most ``in_flight``
-    chunks per worker are under way or waiting: memory is bounded by the pool, not by the site. In this process,
-    one after another, when fork is not safe or the items are few; and from the first chunk
-    that fails on (a worker died, ``function`` raised) on, so a failure shows like any other.
+    chunks per worker are under way or waiting: memory is bounded by the pool, not by the site.
+
+    The work stays in this process, one item after another, when fork is not safe or the
+    items are few; and from the first chunk that fails (a worker died, ``function`` raised)
+    on, so that a failure shows like any other.
     """
     workers = max(1, min(jobs, os.cpu_count() or 1, len(items) // max(1, min_per_worker)))
     done = 0

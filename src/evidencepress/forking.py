@@ -10,9 +10,9 @@ keeps the work in this process. Chart drawing, which needs little of this
 process's memory but a lot of its own, runs in ``drawing_context`` workers:
 forked while this process is small, else started from a small server.
 
-``ordered_map`` spreads the pages of a large site over forked workers (to
-validate them, to render them); the results come back in order, so nothing
-depends on --jobs.
+``ordered_map`` spreads work over worker processes (the pages of a large
+site to validate and render, forked; charts to draw, in ``drawing_context``);
+the results come back in order, so nothing depends on --jobs.
 """
 
 from __future__ import annotations
@@ -77,41 +77,57 @@ _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: w
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
-                chunk: int = 8, in_flight: int = 2) -> Iterator[R]:
-    """``function`` over ``items``, results in order, on up to ``jobs`` forked workers.
+                chunk: int = 8, in_flight: int = 2, context: BaseContext | None = None) -> Iterator[R]:
+    """``function`` over ``items``, results in order, on up to ``jobs`` worker processes.
 
-    Workers inherit ``function`` and ``items`` (nothing is pickled but indexes and results), so
-    ``function`` may be a closure over compiled schemas or templates. At most ``in_flight``
-    chunks per worker are under way or waiting: memory is bounded by the pool, not by the site.
+    Forked workers (the default, when fork is safe) inherit ``function`` and ``items``: nothing
+    is pickled but indexes and results, so ``function`` may be a closure over compiled schemas
+    or templates. Workers of another ``context`` (``lean_context``) are sent each chunk's items
+    and a module-level ``function``. At most ``in_flight`` chunks per worker are under way or
+    waiting: memory is bounded by the pool, not by the site.
 
-    The work stays in this process, one item after another, when fork is not safe or the
-    items are few; and from the first chunk that fails (a worker died, ``function`` raised)
-    on, so that a failure shows like any other.
+    The work stays in this process, one item after another, when there are no workers to use
+    or the items are few; and from the first chunk that fails (a worker died, ``function``
+    raised) on, so that a failure shows like any other.
     """
-    workers = max(1, min(jobs, os.cpu_count() or 1, len(items) // max(1, min_per_worker)))
+    if context is None or context.get_start_method() == "fork":
+        context = multiprocessing.get_context("fork") if fork_is_safe() else None
+    workers = pool_size(jobs, len(items), min_per_worker)
     done = 0
-    if workers > 1 and fork_is_safe():
-        for result in _in_workers(function, items, workers, chunk, in_flight):
+    if workers > 1 and context is not None:
+        for result in _in_workers(function, items, workers, chunk, in_flight, context):
             yield result
             done += 1
     for item in items[done:]:
         yield function(item)
 
 
+def pool_size(jobs: int, items: int, min_per_worker: int = 1) -> int:
+    """Worker processes: what was asked, but never more than the machine's CPUs, nor one for
+    fewer than ``min_per_worker`` items. (``--jobs 64`` on a 2-core machine once started 64
+    matplotlib processes: 5 GB for 300 charts.)"""
+    return max(1, min(jobs, os.cpu_count() or 1, items // max(1, min_per_worker)))
+
+
 def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int,
-                in_flight: int) -> Iterator[R]:
-    """Results from forked workers, in order, until all are done or a chunk fails (the caller
+                in_flight: int, context: BaseContext) -> Iterator[R]:
+    """Results from the workers, in order, until all are done or a chunk fails (the caller
     does the rest in this process: an exception then carries its own traceback, which a
     template error needs for its line, and a dead worker is not fatal)."""
     chunks = iter(range(0, len(items), chunk))
-    # With fork, a worker's initializer arguments are inherited, never pickled.
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                             initializer=_receive, initargs=(function, items)) as pool:
+    inherit = context.get_start_method() == "fork"  # then initializer arguments are inherited, never pickled
+    setup: dict[str, Any] = {"initializer": _receive, "initargs": (function, items)} if inherit else {}
+    with ProcessPoolExecutor(max_workers=workers, mp_context=context, **setup) as pool:
+        def submit(start: int) -> Future[list[R]]:
+            if inherit:
+                return pool.submit(_run_chunk, start, chunk)
+            return pool.submit(_call_each, function, items[start:start + chunk])
+
         pending: deque[Future[list[R]]] = deque()
         while True:
             try:  # a broken pool raises on submit as well as on result
                 while len(pending) < in_flight * workers and (start := next(chunks, None)) is not None:
-                    pending.append(pool.submit(_run_chunk, start, chunk))
+                    pending.append(submit(start))
                 if not pending:
                     return
                 results = pending.popleft().result()
@@ -119,6 +135,10 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
                 pool.shutdown(wait=True, cancel_futures=True)
                 return
             yield from results
+
+
+def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
+    return [function(item) for item in items]
 
 
 def _receive(function: Callable[[Any], Any], items: Sequence[Any]) -> None:

@@ -6,14 +6,12 @@ something has to be drawn, so an unchanged rebuild never pays for it.
 
 from __future__ import annotations
 
-import itertools
 import os
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 
-from ..forking import drawing_context
+from ..forking import drawing_context, ordered_map, pool_size
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]
@@ -55,37 +53,13 @@ def iter_charts(
 
 
 def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]:
-    """Yield (plan, svg) as drawings finish."""
+    """Yield (plan, svg) in order, drawn by up to ``jobs`` workers, one drawing per message."""
     if not todo:
         return
     from .draw import draw_chart  # matplotlib: only now that something must be drawn
 
-    workers = pool_size(jobs, len(todo))
-    if workers <= 1:
-        for plan in todo:
-            yield plan, draw_chart(plan)
-        return
-    with ProcessPoolExecutor(max_workers=workers, mp_context=drawing_context([__package__ + ".draw"])) as pool:
-        # At most two drawings per worker in flight: memory stays bounded by the pool, not by the site.
-        pending = iter(todo)
-        futures: dict[Future[bytes], ChartPlan] = {}
-        for plan in itertools.islice(pending, 2 * workers):
-            futures[pool.submit(draw_chart, plan)] = plan
-        while futures:
-            done, _ = wait(futures, return_when=FIRST_COMPLETED)
-            for future in sorted(done, key=lambda f: futures[f].cache_key):
-                plan = futures.pop(future)
-                yield plan, future.result()
-                following = next(pending, None)
-                if following is not None:
-                    futures[pool.submit(draw_chart, following)] = following
-
-
-def pool_size(jobs: int, charts: int) -> int:
-    """Drawing processes: what was asked, but never more than the machine's CPUs or the charts to draw.
-
-    ``--jobs 64`` on a 2-core machine once started 64 matplotlib processes (5 GB for 300 charts)."""
-    return max(1, min(jobs, os.cpu_count() or 1, charts))
+    context = drawing_context([__package__ + ".draw"]) if pool_size(jobs, len(todo)) > 1 else None
+    yield from zip(todo, ordered_map(draw_chart, todo, jobs, min_per_worker=1, chunk=1, context=context), strict=True)
 
 
 def cache_path(cache_dir: Path, key: str) -> Path:

@@ -76,7 +76,7 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             if rel.endswith(".html") and b"data-pagefind-body" in data:
                 searchable.append(rel)
 
-    drawn = _charts(plan, options, files, progress)  # drawn first: the article HTML inlines them
+    drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
     for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, files, rendered, drawn)):
         if progress is not None:
             progress("rendering pages", number, len(plan.pages))
@@ -168,10 +168,10 @@ def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, by
     return {name: files.read(url.lstrip("/") + name) for name in names}
 
 
-def _charts(plan: SitePlan, options: BuildOptions, files: FileSink,
+def _charts(plan: SitePlan, options: BuildOptions, put: Callable[[str, dict[str, bytes]], None],
             progress: StageProgress | None) -> dict[str, dict[str, str]]:
-    """Draw every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), into ``files`` as
-    each is done (one cache, one pool); the sha256 of each, by page URL and file name."""
+    """Draw every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), and ``put`` each as
+    it is done (one cache, one pool); the sha256 of each, by page URL and file name."""
     drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = None if not options.use_cache else caches_of(options) / CHARTS
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
@@ -179,9 +179,9 @@ def _charts(plan: SitePlan, options: BuildOptions, files: FileSink,
     for number, svg in iter_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache,
                                    progress=charts_done):
         page, name, _ = drawings[number]
-        files.put(page.url.lstrip("/") + name, svg)
+        put(page.url, {name: svg})
         digests[page.url][name] = hashlib.sha256(svg).hexdigest()
-    return {url: dict(sorted(names.items())) for url, names in digests.items()}
+    return digests
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:

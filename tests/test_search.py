@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
 from pathlib import Path
+from typing import Any
 
 import cbor2
 import pytest
@@ -11,6 +17,7 @@ from click.testing import CliRunner
 from sitekit import article, export, make_site, result, tree
 
 from evidencepress.cli import main
+from evidencepress.render import DEFAULT_TEMPLATES
 from evidencepress.search import _unpack, build_search_index, canonical_bundle
 
 
@@ -98,3 +105,90 @@ def test_without_pagefind_the_build_succeeds_with_one_warning(tmp_path: Path, mo
     code, output = build(root, "--strict")
     assert code == 1
     assert "pagefind: error: search index not built" in output
+
+
+def fake_pagefind(folder: Path, script: str) -> Path:
+    """An executable standing in for the Pagefind binary."""
+    folder.mkdir(parents=True, exist_ok=True)
+    binary = folder / "pagefind"
+    binary.write_text("#!/bin/sh\n" + script)
+    binary.chmod(0o755)
+    return binary
+
+
+def test_pagefind_is_started_before_the_rest_of_the_site_is_rendered(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pages were handed over as they were rendered: the binary runs while listings are rendered."""
+    from evidencepress import outputs, search
+
+    events: list[str] = []
+    popen, render_the_rest = subprocess.Popen, outputs._render_the_rest
+
+    def spy_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        events.append("pagefind")
+        return popen(*args, **kwargs)
+
+    def spy_rest(*args: Any) -> None:
+        events.append("rest")
+        render_the_rest(*args)
+
+    monkeypatch.setattr(search.subprocess, "Popen", spy_popen)
+    monkeypatch.setattr(outputs, "_render_the_rest", spy_rest)
+    code, output = build(search_site(tmp_path / "site"))
+    assert code == 0, output
+    assert events == ["pagefind", "rest"]
+    assert "[search]" not in output
+
+
+def test_a_failed_pagefind_run_names_its_exit_code_and_message(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    binary = fake_pagefind(tmp_path / "bin", 'echo "Error: unreadable page" >&2; exit 3\n')
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    code, output = build(search_site(tmp_path / "site"))
+    assert code == 0, output
+    assert "pagefind: warning: search index not built: Pagefind exited with 3: Error: unreadable page" in output
+
+
+def test_a_pagefind_run_past_the_time_limit_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress import search
+
+    pid_file = tmp_path / "pid"
+    binary = fake_pagefind(tmp_path / "bin", f'echo $$ > "{pid_file}"; exec sleep 60\n')
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    monkeypatch.setattr(search, "TIMEOUT_SECONDS", 1)
+    code, output = build(search_site(tmp_path / "site"))
+    assert code == 0, output
+    assert "pagefind: warning: search index not built: Pagefind did not finish within 1 s" in output
+    assert not _running(int(pid_file.read_text()))
+
+
+def test_a_build_that_fails_after_pagefind_started_stops_it_and_removes_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A template error in the 404 page, rendered while Pagefind runs: no process, no folder left."""
+    pid_file = tmp_path / "pid"
+    binary = fake_pagefind(tmp_path / "bin", f'echo $$ > "{pid_file}"; exec sleep 60\n')
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    root = search_site(tmp_path / "site")
+    (root / "templates").mkdir()
+    shutil.copy(DEFAULT_TEMPLATES / "page.html", root / "templates/page.html")  # the site's own templates
+    (root / "templates/404.html").write_text("{{ nothing }}\n")
+    code, output = build(root)
+    assert code == 1, output
+    assert "templates/404.html:1:1: error: template error: 'nothing' is undefined [template]" in output
+    for _ in range(100):  # the shell writes its pid as it starts
+        if pid_file.exists() and pid_file.read_text().strip():
+            break
+        time.sleep(0.05)
+    assert not _running(int(pid_file.read_text()))
+    assert not any(scratch.iterdir())
+    assert not (root / "_site").exists()
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -2,16 +2,16 @@
 
 Charts are drawn first (the article HTML inlines them), then articles (read
 back from the rendered cache when nothing they show changed), records,
-listings, the data files, feeds and copied files; the search index is built
-from the articles and records while the rest is rendered.
+listings, the data files, feeds and copied files. Articles and records are
+handed to the search indexer as they are rendered; it indexes them in its own
+process while the rest is rendered.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from jinja2 import Environment
@@ -45,7 +45,7 @@ from .render_site import (
     render_schema_index,
     render_search,
 )
-from .search import SearchIndexer, build_search_index
+from .search import SearchIndexer, search_run
 from .site import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
 from .siteplan import SitePlan, caches_of
 from .writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
@@ -64,43 +64,38 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     problems of rendering (a warning when search cannot be indexed). Articles whose inputs are
     unchanged are read back from ``caches.rendered``."""
     ctx = site_context(plan)
-    templates = template_folder(options.root)
-    env = create_environment(templates)
+    env = create_environment(template_folder(options.root))
     rendered = caches.rendered if caches is not None else Store(None)
-    searchable: list[str] = []  # pages Pagefind indexes (read back from ``files`` for it)
+    with search_run(indexer, plan.config.language) as search:
 
-    def put(url: str, rendered: dict[str, bytes]) -> None:
-        for name, data in rendered.items():
-            rel = url.lstrip("/") + name
-            files.put(rel, data)
-            if rel.endswith(".html") and b"data-pagefind-body" in data:
-                searchable.append(rel)
+        def put(url: str, rendered: dict[str, bytes]) -> None:
+            for name, data in rendered.items():
+                rel = url.lstrip("/") + name
+                files.put(rel, data)
+                if rel.endswith(".html") and b"data-pagefind-body" in data:
+                    search.add(rel, data)  # what the search indexes: articles and records
 
-    drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
-    for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, files, rendered, drawn)):
+        drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
+        for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, files, rendered, drawn)):
+            if progress is not None:
+                progress("rendering pages", number, len(plan.pages))
+            if new_key is not None:
+                rendered.save_later(new_key, functools.partial(_files_of, files, page.url, tuple(outputs)))
+            put(page.url, outputs)
+        # Records are few but can be large (every result of a source): one at a time per worker.
+        records = plan.index.records
+        for record, outputs in zip(records, ordered_map(lambda record: render_record(env, record, ctx), records,
+                                                        options.jobs, min_per_worker=1, chunk=1, in_flight=1),
+                                   strict=True):
+            put(record.url, outputs)
         if progress is not None:
-            progress("rendering pages", number, len(plan.pages))
-        if new_key is not None:
-            rendered.save_later(new_key, functools.partial(_files_of, files, page.url, tuple(outputs)))
-        put(page.url, outputs)
-    # Records are few but can be large (every result of a source): one at a time per worker.
-    records = plan.index.records
-    for record, outputs in zip(records, ordered_map(lambda record: render_record(env, record, ctx), records,
-                                                    options.jobs, min_per_worker=1, chunk=1, in_flight=1),
-                               strict=True):
-        put(record.url, outputs)
-    # Articles and records are what the search indexes (data-pagefind-body): the indexer runs
-    # (mostly in Pagefind's own process) while the rest of the site is rendered.
-    if progress is not None:
-        progress("indexing search", 0, 0)
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="evidencepress-search") as pool:
-        searching = pool.submit(indexer or build_search_index, SinkPages(files, list(searchable)),
-                                plan.config.language)
+            progress("indexing search", 0, 0)
+        search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
         _render_the_rest(plan, options, env, ctx, put)
-        search = searching.result()
-    put("/" + PAGEFIND_FOLDER, dict(search.files))
-    put(SEARCH_URL, render_search(env, ctx, search.available))
-    return list(search.problems)
+        index = search.finish()
+    put("/" + PAGEFIND_FOLDER, dict(index.files))
+    put(SEARCH_URL, render_search(env, ctx, index.available))
+    return list(index.problems)
 
 
 def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
@@ -144,24 +139,6 @@ def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ct
     put("/", {MARKER: MARKER_TEXT})
     put("/static/", static_files(templates))
     put("/schema/", dict(plan.schemas.published))
-
-
-class SinkPages(Mapping[str, bytes]):
-    """Pages read back from a sink one at a time, so the indexer never holds the site in memory."""
-
-    def __init__(self, files: FileSink, names: list[str]) -> None:
-        self.files, self.names = files, names
-
-    def __getitem__(self, name: str) -> bytes:
-        if name not in self.names:
-            raise KeyError(name)
-        return self.files.read(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.names)
-
-    def __len__(self) -> int:
-        return len(self.names)
 
 
 def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, bytes]:

@@ -7,9 +7,11 @@ bundle is returned as bytes, so the writer publishes it with the rest of the
 site in one atomic swap; nothing is written to the output folder here.
 
 The pages are handed to the Pagefind binary as one folder (a private temporary
-copy), and the bundle is read back from another: its Python client waits 0.1 s
-per page message and cannot read a bundle larger than its stream limit (a site
-of a thousand pages hung until the time-out).
+copy, written page by page as the build renders them, so the binary can start
+as soon as the last searchable page is done), and the bundle is read back from
+another: its Python client waits 0.1 s per page message and cannot read a
+bundle larger than its stream limit (a site of a thousand pages hung until the
+time-out).
 
 Pagefind 1.5 writes its filter files (and the list of them in its metadata)
 in hash-map order, which changes from run to run although nothing else does.
@@ -31,11 +33,12 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import cbor2
 
 from .diagnostics import Location, Problem, warning
+from .writer import FolderWriter
 
 TIMEOUT_SECONDS = 300
 
@@ -54,14 +57,120 @@ SearchIndexer = Callable[[Mapping[str, bytes], str], SearchIndex]  # (HTML pages
 
 
 def build_search_index(html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
-    """Index ``html_pages`` (output path -> HTML bytes)."""
-    if not html_pages:
-        return SearchIndex({}, ())  # nothing to search: no index, and nothing to warn about
-    try:
-        files = canonical_bundle(_index(html_pages, language))
-    except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
-        return SearchIndex({}, (_unavailable(exc),))
-    return SearchIndex(files, ())
+    """Index ``html_pages`` (output path -> HTML bytes) at once."""
+    with PagefindRun(language) as run:
+        for rel, data in sorted(html_pages.items()):
+            run.add(rel, data)
+        run.start()
+        return run.finish()
+
+
+class PagefindRun:
+    """One Pagefind run, fed page by page: each page is written to a private folder when it is
+    rendered (``add``), the binary indexes that folder in its own process (``start``) while the
+    caller renders the rest of the site, and ``finish`` waits for it and reads the bundle back.
+    Used as a context manager, which stops the process and removes the folder whatever happens.
+    Any failure of the indexer (no binary, a crash, the time-out) becomes one warning."""
+
+    def __init__(self, language: str) -> None:
+        self.language = language
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._pages: FolderWriter | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._failure: BaseException | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._process is not None and self._process.poll() is None:
+            self._process.kill()
+            self._process.wait()
+        if self._folder is not None:
+            self._folder.cleanup()
+
+    def add(self, rel: str, data: bytes) -> None:
+        if self._folder is None or self._pages is None:
+            self._folder = tempfile.TemporaryDirectory(prefix="evidencepress-search-")
+            self._pages = FolderWriter(Path(self._folder.name, "site"))
+        self._pages.write(rel, data)
+
+    def start(self) -> None:
+        """Every page is added: the binary starts indexing them."""
+        if self._folder is None or self._process is not None:
+            return  # nothing to search: no index, and nothing to warn about
+        try:
+            site, bundle = Path(self._folder.name, "site"), Path(self._folder.name, "bundle")
+            # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
+            command = [_binary(), "--site", str(site), "--output-path", str(bundle), "--silent",
+                       "--force-language", self.language.split("-")[0].lower(), "--exclude-selectors", "figure svg"]
+            with Path(self._folder.name, "stderr.txt").open("wb") as stderr:  # a pipe unread could fill up
+                self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+        except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
+            self._failure = exc
+
+    def finish(self) -> SearchIndex:
+        """The bundle, made byte-stable (or no index and one warning)."""
+        self.start()
+        if self._failure is None and self._process is None:
+            return SearchIndex({}, ())
+        try:
+            if self._failure is not None:
+                raise self._failure
+            assert self._process is not None and self._folder is not None
+            try:
+                self._process.wait(timeout=TIMEOUT_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._process.kill()
+                self._process.wait()
+                raise
+            if self._process.returncode != 0:
+                stderr = Path(self._folder.name, "stderr.txt").read_text(errors="replace")
+                message = stderr.strip()[:300]
+                raise RuntimeError(f"Pagefind exited with {self._process.returncode}: {message}")
+            bundle = Path(self._folder.name, "bundle")
+            files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in sorted(bundle.rglob("*")) if p.is_file()}
+            return SearchIndex(canonical_bundle(files), ())
+        except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
+            return SearchIndex({}, (_unavailable(exc),))
+
+
+class IndexerRun:
+    """The steps of a PagefindRun for an indexer given as a function (serve's background index):
+    the pages (the very bytes the site holds in memory) are handed over at ``finish``."""
+
+    def __init__(self, indexer: SearchIndexer, language: str) -> None:
+        self.indexer, self.language = indexer, language
+        self.pages: dict[str, bytes] = {}
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.pages.clear()
+
+    def add(self, rel: str, data: bytes) -> None:
+        self.pages[rel] = data
+
+    def start(self) -> None:
+        pass
+
+    def finish(self) -> SearchIndex:
+        return self.indexer(self.pages, self.language)
+
+
+def search_run(indexer: SearchIndexer | None, language: str) -> PagefindRun | IndexerRun:
+    """Pagefind fed page by page, or the given indexer."""
+    return PagefindRun(language) if indexer is None else IndexerRun(indexer, language)
+
+
+def _binary() -> str:
+    binary = os.environ.get("PAGEFIND_BINARY_PATH")  # the variable Pagefind's own wrappers read
+    if not binary:
+        from pagefind_bin import get_executable  # type: ignore[import-untyped]  # only a build that indexes
+
+        binary = str(get_executable())
+    return binary
 
 
 def _unavailable(exc: BaseException) -> Problem:
@@ -71,28 +180,6 @@ def _unavailable(exc: BaseException) -> Problem:
     return warning(Location("pagefind"), f"search index not built: {reason}", "search",
                    hint="install the pinned pagefind-bin package (make setup); "
                         "the site is built without search and its search page says so")
-
-
-def _index(html_pages: Mapping[str, bytes], language: str) -> dict[str, bytes]:
-    """Run the Pagefind binary over a private temporary copy of the pages; the bundle's files by path."""
-    binary = os.environ.get("PAGEFIND_BINARY_PATH")  # the variable Pagefind's own wrappers read
-    if not binary:
-        from pagefind_bin import get_executable  # type: ignore[import-untyped]  # only a build that indexes
-
-        binary = str(get_executable())
-    with tempfile.TemporaryDirectory(prefix="evidencepress-search-") as folder:
-        site, bundle = Path(folder, "site"), Path(folder, "bundle")
-        for rel, data in sorted(html_pages.items()):
-            path = site / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
-        command = [binary, "--site", str(site), "--output-path", str(bundle), "--silent",
-                   "--force-language", language.split("-")[0].lower(), "--exclude-selectors", "figure svg"]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_SECONDS, check=False)
-        if done.returncode != 0:
-            raise RuntimeError(f"Pagefind exited with {done.returncode}: {done.stderr.strip()[:300]}")
-        return {p.relative_to(bundle).as_posix(): p.read_bytes() for p in sorted(bundle.rglob("*")) if p.is_file()}
 
 
 # --- making the bundle byte-stable ------------------------------------------------------------

@@ -69,6 +69,23 @@ class MemoryFiles(dict[str, bytes]):
         return self[rel]
 
 
+class FolderWriter:
+    """Files written under one folder by POSIX relative path, each parent folder made once (a site
+    writes thousands of files, several to a folder)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self._made = {""}
+
+    def write(self, rel: str, data: bytes) -> None:
+        parent = rel.rpartition("/")[0]
+        if parent not in self._made:
+            os.makedirs(os.path.join(self.root, parent), exist_ok=True)
+            self._made.add(parent)
+        with open(os.path.join(self.root, rel), "wb") as handle:
+            handle.write(data)
+
+
 class StagedFolder:
     """The new tree of one target, written file by file into a hidden sibling until the swap.
 
@@ -83,11 +100,10 @@ class StagedFolder:
         self.sizes: dict[str, int] = {}  # every file written, by POSIX path
         self.swapped = False
         self._checkpoint = checkpoint
+        self._files = FolderWriter(self.path)
 
     def put(self, rel: str, data: bytes) -> None:
-        path = self.path / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+        self._files.write(rel, data)
         if not self.sizes:
             self._checkpoint(f"staging {self.target.name}")
         self.sizes[rel] = len(data)

@@ -5,12 +5,19 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable
+from pathlib import Path
 
-from sitekit import export, result
+import pytest
+from click.testing import CliRunner
+from sitekit import export, many_pages, result
 
+from evidencepress import dataset
+from evidencepress.cli import main
 from evidencepress.dataset import csv_bytes, json_rows, result_table
 from evidencepress.jsonmap import load_json
 from evidencepress.schemas import DEFAULT_FOLDER, load_schemas
+from evidencepress.writer import StagedFolder
 
 
 def _export(*results: dict) -> dict:
@@ -35,3 +42,29 @@ def test_rows_keep_literals_nulls_and_order() -> None:
     assert parsed[0]["value"] == "22.50" and parsed[0]["uncertainty_low"] == "1"
     assert parsed[0]["uncertainty_high"] == "2.0"
     assert parsed[0]["conditions.kv_dtype"] == "" and parsed[0]["conditions.thinking"] == "false"
+
+
+def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """/data/ and exports/results.csv go to the output a few rows at a time, never held whole;
+    the bytes do not depend on the chunk size."""
+    root = many_pages(tmp_path / "site", 5)
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
+    whole = {name: (root / "_site/data" / name).read_bytes() for name in ("results.json", "results.csv", "results.js")}
+    whole["exports"] = (root / "exports/results.csv").read_bytes()
+    chunks: dict[str, int] = {}
+    put_chunks = StagedFolder.put_chunks
+
+    def counting(self: StagedFolder, rel: str, pieces: Iterable[bytes]) -> None:
+        listed = list(pieces)
+        chunks[rel] = len(listed)
+        put_chunks(self, rel, listed)
+
+    monkeypatch.setattr(dataset, "CHUNK_ROWS", 2)
+    monkeypatch.setattr(StagedFolder, "put_chunks", counting)
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", "--no-cache"]).exit_code == 0
+    assert {name: (root / "_site/data" / name).read_bytes() for name in whole if name != "exports"} | {
+        "exports": (root / "exports/results.csv").read_bytes()} == whole
+    assert chunks["data/results.json"] == 5  # the head, three chunks of at most two of the five rows, the end
+    assert chunks["data/results.csv"] == 4 and chunks["data/results.js"] == 5 and chunks["results.csv"] == 4
+    assert json.loads(whole["results.json"])["results"][4]["label"] == "Run A"

@@ -14,13 +14,14 @@ import copy
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
 from evidencepress.cli import main
+from evidencepress.writer import FolderWriter
 
 REPO = Path(__file__).resolve().parents[1]
 REV = "0123456789abcdef0123456789abcdef01234567"
@@ -934,16 +935,16 @@ def test_write_failure_leaves_previous_site_and_no_temporary_folder(tmp_path: Pa
     assert run(root, "build").exit_code == 0
     site_before, exports_before = tree(root / "_site"), tree(root / "exports")
     (root / "content/guides/new.md").write_text(ARTICLE, encoding="utf-8")
-    written: list[Path] = []
-    original = Path.write_bytes
+    written: list[str] = []
+    original = FolderWriter.write_chunks
 
-    def fail_late(self: Path, data: bytes) -> int:
-        written.append(self)
+    def fail_late(self: FolderWriter, rel: str, chunks: Iterable[bytes]) -> int:
+        written.append(rel)
         if len(written) > 5:
             raise OSError(28, "No space left on device")
-        return original(self, data)
+        return original(self, rel, chunks)
 
-    monkeypatch.setattr(Path, "write_bytes", fail_late)
+    monkeypatch.setattr(FolderWriter, "write_chunks", fail_late)
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
     monkeypatch.undo()
     assert outcome.exit_code != 0 and len(written) > 5
@@ -955,10 +956,10 @@ def test_write_failure_leaves_previous_site_and_no_temporary_folder(tmp_path: Pa
 def test_write_failure_is_reported_without_a_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
 
-    def disk_full(self: Path, data: bytes) -> int:
+    def disk_full(self: FolderWriter, rel: str, chunks: Iterable[bytes]) -> int:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(Path, "write_bytes", disk_full)
+    monkeypatch.setattr(FolderWriter, "write_chunks", disk_full)
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
     monkeypatch.undo()
     assert outcome.exit_code == 1

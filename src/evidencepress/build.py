@@ -99,8 +99,8 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
             render_problems = _rendered(plan, options, folders[out], progress, caches)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
-            for name, data in iter_export_files(plan.pages, site_context(plan)):
-                folders[exports].put(name, data)
+            for name, chunks in iter_export_files(plan.pages, site_context(plan)):
+                folders[exports].put_chunks(name, chunks)
             if progress is not None:
                 progress("writing", 0, 0)
     except _Abandoned as abandoned:

@@ -10,12 +10,12 @@ because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from . import jsontext
 from .config import SiteConfig
-from .dataset import ResultTable, csv_bytes, csv_cell, json_rows
+from .dataset import ResultTable, batches, csv_bytes, csv_cell, csv_chunks, json_rows
 from .model import Page
 from .site import DATA_URL, SiteIndex
 
@@ -28,42 +28,50 @@ def article_csv(page: Page, table: ResultTable) -> bytes:
     return csv_bytes(table, table.rows_of(page.url))
 
 
-def data_files(index: SiteIndex, config: SiteConfig) -> dict[str, bytes]:
-    """Files of /data/ by name."""
-    return {
-        "results.json": results_json(index.results),
-        "results.csv": csv_bytes(index.results),
-        "results.js": results_script(index),
-        "catalog.json": _json_file(catalog_document(index, config)),
-    }
+def data_files(index: SiteIndex, config: SiteConfig) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """Files of /data/ by name, one at a time, each in chunks: a site of thousands of results
+    would otherwise hold several copies of its whole table at once."""
+    yield "results.json", results_json(index.results)
+    yield "results.csv", csv_chunks(index.results)
+    yield "results.js", results_script(index)
+    yield "catalog.json", iter([_json_file(catalog_document(index, config))])
 
 
-def results_document(table: ResultTable) -> dict[str, Any]:
-    return {"columns": list(table.columns), "results": json_rows(table)}
-
-
-def results_json(table: ResultTable) -> bytes:
-    """``results_document`` with one result per line: readable, diffable, and written by the fast
+def results_json(table: ResultTable) -> Iterator[bytes]:
+    """``{"columns": [...], "results": [...]}`` with one result per line: readable, diffable, and written by the fast
     one-line encoder (a site of thousands of results has hundreds of thousands of values)."""
-    document = results_document(table)
-    rows = ["    " + jsontext.dumps(row, indent=None) for row in document["results"]]
-    results = "[\n" + ",\n".join(rows) + "\n  ]" if rows else "[]"
-    columns = jsontext.dumps(document["columns"], indent=None)
-    return ('{\n  "columns": ' + columns + ',\n  "results": ' + results + "\n}\n").encode("utf-8")
+    yield ('{\n  "columns": ' + jsontext.dumps(list(table.columns), indent=None) + ',\n  "results": ').encode()
+    if not table.rows:
+        yield b"[]\n}\n"
+        return
+    lead = "[\n    "
+    for batch in batches(table.rows):
+        yield (lead + ",\n    ".join(jsontext.dumps(row, indent=None) for row in json_rows(table, batch))).encode()
+        lead = ",\n    "
+    yield b"\n  ]\n}\n"
 
 
-def results_script(index: SiteIndex) -> bytes:
+def results_script(index: SiteIndex) -> Iterator[bytes]:
     """The explorer's rows: every cell as display text (the authored literal; null stays null),
-    plus the titles of the pages and records the rows link to. Written row by row: a site of
-    thousands of results would otherwise hold millions of cells at once."""
-    rows = ", ".join(json.dumps([None if value is None else csv_cell(value) for value in row.values],
-                               ensure_ascii=False) for row in index.results.rows)
+    plus the titles of the pages and records the rows link to. Written a few thousand rows at a
+    time: a site of thousands of results would otherwise hold millions of cells at once."""
+    columns = json.dumps(list(index.results.columns), ensure_ascii=False)
+    yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
+    lead = ""
+    for batch in batches(index.results.rows):
+        yield _script_text(lead + ", ".join(
+            json.dumps([None if value is None else csv_cell(value) for value in row.values], ensure_ascii=False)
+            for row in batch))
+        lead = ", "
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
     records = {r.id: r.title for r in index.records}
-    text = (f'{{"columns": {json.dumps(list(index.results.columns), ensure_ascii=False)}, "rows": [{rows}], '
-            f'"pages": {json.dumps(pages, ensure_ascii=False)}, "records": {json.dumps(records, ensure_ascii=False)}}}')
-    text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"window.{RESULTS_JS_GLOBAL} = {text};\n".encode()
+    yield _script_text(f'], "pages": {json.dumps(pages, ensure_ascii=False)}, '
+                       f'"records": {json.dumps(records, ensure_ascii=False)}}};\n')
+
+
+def _script_text(text: str) -> bytes:
+    """JavaScript source bytes of JSON text: U+2028 and U+2029 escaped (line ends to older engines)."""
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
 
 
 def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:

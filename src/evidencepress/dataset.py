@@ -12,11 +12,14 @@ from __future__ import annotations
 import csv
 import functools
 import io
-from collections.abc import Iterable, Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import jsontext
+
+CHUNK_ROWS = 2000  # rows per chunk of a data file written piece by piece
 
 FIXED_COLUMNS = (
     "page",
@@ -139,8 +142,21 @@ def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:
 def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> bytes:
     """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell.
     ``rows`` (default: every row of the table) picks some, e.g. one article's."""
-    lines = [_csv_line(list(table.columns))] + [row.csv_line for row in (table.rows if rows is None else rows)]
-    return "".join(lines).encode("utf-8")
+    return b"".join(csv_chunks(table, rows))
+
+
+def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> Iterator[bytes]:
+    """``csv_bytes`` a few thousand rows at a time (a site's CSV need not be held whole)."""
+    yield _csv_line(list(table.columns)).encode("utf-8")
+    for batch in batches(table.rows if rows is None else rows):
+        yield "".join(row.csv_line for row in batch).encode("utf-8")
+
+
+def batches(rows: Iterable[ResultRow]) -> Iterator[list[ResultRow]]:
+    """``rows`` in lists of CHUNK_ROWS (itertools.batched is Python 3.12)."""
+    rest = iter(rows)
+    while batch := list(itertools.islice(rest, CHUNK_ROWS)):
+        yield batch
 
 
 def _csv_line(cells: list[str]) -> str:
@@ -160,6 +176,7 @@ def csv_cell(value: Any) -> str:
     return jsontext.dumps(value, indent=None)
 
 
-def json_rows(table: ResultTable) -> list[dict[str, Any]]:
-    """The rows as JSON objects (column -> value as authored, null kept)."""
-    return [dict(zip(table.columns, row.values, strict=True)) for row in table.rows]
+def json_rows(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> list[dict[str, Any]]:
+    """The rows (default: every row of the table) as JSON objects (column -> value as authored,
+    null kept)."""
+    return [dict(zip(table.columns, row.values, strict=True)) for row in (table.rows if rows is None else rows)]

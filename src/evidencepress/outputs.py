@@ -91,7 +91,7 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
         if progress is not None:
             progress("indexing search", 0, 0)
         search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
-        _render_the_rest(plan, options, env, ctx, put)
+        _render_the_rest(plan, options, env, ctx, put, files)
         index = search.finish()
     put("/" + PAGEFIND_FOLDER, dict(index.files))
     put(SEARCH_URL, render_search(env, ctx, index.available))
@@ -123,7 +123,7 @@ def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: Site
 
 
 def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,
-                     put: Callable[[str, dict[str, bytes]], None]) -> None:
+                     put: Callable[[str, dict[str, bytes]], None], files: FileSink) -> None:
     """Listings, the pages of /community/, /explore/ and /schema/, 404, data, feeds, copied files."""
     templates = template_folder(options.root)
     for listing in plan.index.listings:
@@ -132,7 +132,8 @@ def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ct
     put(EXPLORE_URL, render_explore(env, ctx))
     put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
     put("/", {"404.html": render_not_found(env, ctx)})
-    put(DATA_URL, data_files(plan.index, plan.config))
+    for name, chunks in data_files(plan.index, plan.config):
+        files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
     put("/", feed_files(plan.index, plan.config))
     put("/", {asset.rel: asset.data for asset in plan.assets})
     put("/", {item.rel: item.data for item in plan.static})

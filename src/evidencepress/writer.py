@@ -24,7 +24,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -56,6 +56,9 @@ class FileSink(Protocol):
 
     def put(self, rel: str, data: bytes) -> None: ...
 
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        """A file given piece by piece (a large data file is never held whole)."""
+
     def read(self, rel: str) -> bytes: ...
 
 
@@ -64,6 +67,9 @@ class MemoryFiles(dict[str, bytes]):
 
     def put(self, rel: str, data: bytes) -> None:
         self[rel] = data
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        self[rel] = b"".join(chunks)
 
     def read(self, rel: str) -> bytes:
         return self[rel]
@@ -78,12 +84,16 @@ class FolderWriter:
         self._made = {""}
 
     def write(self, rel: str, data: bytes) -> None:
+        self.write_chunks(rel, (data,))
+
+    def write_chunks(self, rel: str, chunks: Iterable[bytes]) -> int:
+        """Write the file; its size."""
         parent = rel.rpartition("/")[0]
         if parent not in self._made:
             os.makedirs(os.path.join(self.root, parent), exist_ok=True)
             self._made.add(parent)
         with open(os.path.join(self.root, rel), "wb") as handle:
-            handle.write(data)
+            return sum(handle.write(chunk) for chunk in chunks)
 
 
 class StagedFolder:
@@ -103,10 +113,13 @@ class StagedFolder:
         self._files = FolderWriter(self.path)
 
     def put(self, rel: str, data: bytes) -> None:
-        self._files.write(rel, data)
+        self.put_chunks(rel, (data,))
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        size = self._files.write_chunks(rel, chunks)
         if not self.sizes:
             self._checkpoint(f"staging {self.target.name}")
-        self.sizes[rel] = len(data)
+        self.sizes[rel] = size
 
     def read(self, rel: str) -> bytes:
         return ((self.target if self.swapped else self.path) / rel).read_bytes()

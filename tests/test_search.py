@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -14,7 +15,7 @@ from typing import Any
 import cbor2
 import pytest
 from click.testing import CliRunner
-from sitekit import article, export, make_site, result, tree
+from sitekit import article, export, make_site, many_pages, result, tree
 
 from evidencepress.cli import main
 from evidencepress.render import DEFAULT_TEMPLATES
@@ -192,3 +193,30 @@ def _running(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+@pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="needs a tmpfs to compare with")
+def test_the_bundle_does_not_depend_on_the_file_system_of_the_temporary_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pagefind's command line numbered pages in the order a folder walk listed them: a tmpfs
+    (newest first) and an ext4 (hash order) gave different bundles for the same pages."""
+    root = many_pages(tmp_path / "site", 40)
+    assert build(root)[0] == 0
+    site = root / "_site"
+    pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*.html"))
+             if b"data-pagefind-body" in p.read_bytes()}
+    bundles = []
+    for folder in (tmp_path, Path("/dev/shm")):
+        monkeypatch.setattr(tempfile, "tempdir", str(folder))
+        bundles.append(build_search_index(pages, "en").files)
+    assert bundles[0] and bundles[0] == bundles[1]
+
+
+def test_an_error_reply_of_the_pagefind_service_is_the_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    reply = base64.b64encode(json.dumps({"message_id": 1, "payload": {
+        "type": "Error", "original_message": None, "message": "Error parsing file"}}).encode()).decode()
+    binary = fake_pagefind(tmp_path / "bin", f'printf "%s," "{reply}"; exec cat > /dev/null\n')
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    code, output = build(search_site(tmp_path / "site"))
+    assert code == 0, output
+    assert "pagefind: warning: search index not built: Pagefind: Error parsing file [search]" in output

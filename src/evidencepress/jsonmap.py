@@ -136,7 +136,7 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, scan.result()[2] or [error(Location(file, first_line, 1 + indent),
                                                 f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
                                                 hint=_DEPTH_HINT)]
-    if hooks.suspicious or _beyond_limits(value):
+    if hooks.suspicious or _beyond_limits(value, len(text)):
         problems = scan.result()[2]
         if problems:
             return None, problems
@@ -148,24 +148,29 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     return Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1))), []
 
 
-def _beyond_limits(value: Any) -> bool:
+def _beyond_limits(value: Any, length: int) -> bool:
     """Deeper than MAX_DEPTH, a string longer than MAX_STRING or an array longer than MAX_ITEMS
-    (walked without recursion); the token scan then says where."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    (walked without recursion); the token scan then says where. ``length``: of the JSON text,
+    which no string in it can be longer than."""
+    strings = length > MAX_STRING  # else no string is worth measuring
+    if not isinstance(value, (dict, list)):
+        return strings and isinstance(value, str) and len(value) > MAX_STRING
+    stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, str):
-            if len(item) > MAX_STRING:
-                return True
-            continue
-        if not isinstance(item, (dict, list)):
-            continue
         if depth > MAX_DEPTH or len(item) > MAX_ITEMS:
             return True
-        if isinstance(item, dict) and any(len(key) > MAX_STRING for key in item):
-            return True
-        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
-        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, str)))
+        if isinstance(item, dict):
+            if strings and any(len(key) > MAX_STRING for key in item):
+                return True
+            children: Iterable[Any] = item.values()
+        else:
+            children = item
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
+            elif strings and isinstance(child, str) and len(child) > MAX_STRING:
+                return True
     return False
 
 

@@ -6,12 +6,13 @@ the elements marked ``data-pagefind-body`` (articles and record pages) and the
 bundle is returned as bytes, so the writer publishes it with the rest of the
 site in one atomic swap; nothing is written to the output folder here.
 
-The pages are handed to the Pagefind binary as one folder (a private temporary
-copy, written page by page as the build renders them, so the binary can start
-as soon as the last searchable page is done), and the bundle is read back from
-another: its Python client waits 0.1 s per page message and cannot read a
-bundle larger than its stream limit (a site of a thousand pages hung until the
-time-out).
+The pages are handed to ``pagefind --service`` one by one as the build renders
+them (pagefind_service.py), in the order of the site, and the bundle comes back
+over the same pipe: nothing is written to disk, and the pages are numbered the
+same way on every machine (the command line's walk of a folder numbers them in
+the order the file system lists them, so a tmpfs and an ext4 gave different
+bundles). Pagefind's own Python client waits 0.1 s per page message and cannot
+read a bundle larger than its stream limit, so it is not used.
 
 Pagefind 1.5 writes its filter files (and the list of them in its metadata)
 in hash-map order, which changes from run to run although nothing else does.
@@ -25,20 +26,19 @@ the build goes on without a search index and says so in one warning.
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
 import os
 import subprocess
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Self
 
 import cbor2
 
 from .diagnostics import Location, Problem, warning
-from .writer import FolderWriter
+from .pagefind_service import GET_FILES, PagefindService
 
 TIMEOUT_SECONDS = 300
 
@@ -66,70 +66,54 @@ def build_search_index(html_pages: Mapping[str, bytes], language: str) -> Search
 
 
 class PagefindRun:
-    """One Pagefind run, fed page by page: each page is written to a private folder when it is
-    rendered (``add``), the binary indexes that folder in its own process (``start``) while the
-    caller renders the rest of the site, and ``finish`` waits for it and reads the bundle back.
-    Used as a context manager, which stops the process and removes the folder whatever happens.
-    Any failure of the indexer (no binary, a crash, the time-out) becomes one warning."""
+    """One Pagefind index, fed page by page as the build renders them (``add``): Pagefind reads
+    each in its own process while the caller goes on. ``start`` says every page is there, and
+    Pagefind builds the index while the caller renders the rest of the site; ``finish`` waits
+    for the bundle. Used as a context manager, which ends the process whatever happens. Any
+    failure of the indexer (no binary, an error, a crash, the time-out) becomes one warning."""
 
     def __init__(self, language: str) -> None:
         self.language = language
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
-        self._pages: FolderWriter | None = None
-        self._process: subprocess.Popen[bytes] | None = None
+        self._service: PagefindService | None = None
+        self._request: int | None = None  # the message asking for the bundle
         self._failure: BaseException | None = None
 
     def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        if self._process is not None and self._process.poll() is None:
-            self._process.kill()
-            self._process.wait()
-        if self._folder is not None:
-            self._folder.cleanup()
+        if self._service is not None:
+            self._service.close()
 
     def add(self, rel: str, data: bytes) -> None:
-        if self._folder is None or self._pages is None:
-            self._folder = tempfile.TemporaryDirectory(prefix="evidencepress-search-")
-            self._pages = FolderWriter(Path(self._folder.name, "site"))
-        self._pages.write(rel, data)
-
-    def start(self) -> None:
-        """Every page is added: the binary starts indexing them."""
-        if self._folder is None or self._process is not None:
-            return  # nothing to search: no index, and nothing to warn about
+        if self._failure is not None:
+            return
         try:
-            site, bundle = Path(self._folder.name, "site"), Path(self._folder.name, "bundle")
-            # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
-            command = [_binary(), "--site", str(site), "--output-path", str(bundle), "--silent",
-                       "--force-language", self.language.split("-")[0].lower(), "--exclude-selectors", "figure svg"]
-            with Path(self._folder.name, "stderr.txt").open("wb") as stderr:  # a pipe unread could fill up
-                self._process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=stderr)
+            if self._service is None:
+                # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.
+                self._service = PagefindService(_binary(), {"force_language": self.language.split("-")[0].lower(),
+                                                            "exclude_selectors": ["figure svg"]})
+            self._service.send({"type": "AddFile", "index_id": 0, "file_path": rel,
+                                "file_contents": data.decode("utf-8")})
         except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
             self._failure = exc
+
+    def start(self) -> None:
+        """Every page is added: Pagefind builds the index."""
+        if self._service is not None and self._request is None and self._failure is None:
+            self._request = self._service.send({"type": GET_FILES, "index_id": 0})
 
     def finish(self) -> SearchIndex:
         """The bundle, made byte-stable (or no index and one warning)."""
         self.start()
-        if self._failure is None and self._process is None:
-            return SearchIndex({}, ())
+        if self._failure is None and self._service is None:
+            return SearchIndex({}, ())  # nothing to search: no index, and nothing to warn about
         try:
             if self._failure is not None:
                 raise self._failure
-            assert self._process is not None and self._folder is not None
-            try:
-                self._process.wait(timeout=TIMEOUT_SECONDS)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-                self._process.wait()
-                raise
-            if self._process.returncode != 0:
-                stderr = Path(self._folder.name, "stderr.txt").read_text(errors="replace")
-                message = stderr.strip()[:300]
-                raise RuntimeError(f"Pagefind exited with {self._process.returncode}: {message}")
-            bundle = Path(self._folder.name, "bundle")
-            files = {p.relative_to(bundle).as_posix(): p.read_bytes() for p in sorted(bundle.rglob("*")) if p.is_file()}
+            assert self._service is not None and self._request is not None
+            reply = self._service.reply(self._request, TIMEOUT_SECONDS)
+            files = {entry["path"]: base64.b64decode(entry["content"]) for entry in reply["files"]}
             return SearchIndex(canonical_bundle(files), ())
         except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
             return SearchIndex({}, (_unavailable(exc),))

@@ -61,7 +61,11 @@ def cell(value: Any) -> Cell:
         return Cell(NOT_RECORDED, "absent")
     if value is None:
         return Cell(NOT_REPORTED, "null")
-    return Cell(value if isinstance(value, str) else jsontext.dumps(value, indent=None), "value")
+    if isinstance(value, str):
+        return Cell(value, "value")
+    if isinstance(value, (bool, int, float)):  # most cells: written without the JSON encoder
+        return Cell(jsontext.number_text(value), "value")
+    return Cell(jsontext.dumps(value, indent=None), "value")
 
 
 def text(value: Any) -> str:

@@ -11,6 +11,7 @@ not be called typos.
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterable
 
 # A one-letter substitution in a shorter name is more often a different word than a slip.
@@ -19,7 +20,12 @@ SUBSTITUTION_MIN_LENGTH = 6
 
 def misspelling_of(key: str, known: Iterable[str]) -> str | None:
     """The known name ``key`` is most likely a misspelling of, or None."""
-    names = sorted(set(known) - {key})
+    return _misspelling_of(key, frozenset(known))
+
+
+@functools.lru_cache(maxsize=4096)  # an export repeats its keys in every result: difflib once per key
+def _misspelling_of(key: str, known: frozenset[str]) -> str | None:
+    names = sorted(known - {key})
     by_lower = {name.lower(): name for name in names}
     if key.lower() in by_lower:
         return by_lower[key.lower()]

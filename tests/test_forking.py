@@ -57,6 +57,20 @@ def test_results_come_back_in_order_from_several_workers(two_cores: None) -> Non
     assert PARENT not in workers and len(workers) == 2
 
 
+def slow_first(number: int) -> tuple[int, int]:
+    time.sleep(0.3 if number < 2 else 0.005)
+    return number, os.getpid()
+
+
+def test_heavy_items_go_one_to_a_chunk_and_the_rest_fill_the_workers_around_them(two_cores: None) -> None:
+    assert forking._chunks(10, 4, 3) == [(0, 1), (1, 1), (2, 1), (3, 4), (7, 3)]
+    assert forking._chunks(2, 4, 3) == [(0, 1), (1, 1)]
+    outcomes = list(ordered_map(slow_first, list(range(40)), jobs=2, min_per_worker=1, chunk=8, heavy=2))
+    assert [number for number, _ in outcomes] == list(range(40))
+    assert outcomes[0][1] != outcomes[1][1]  # the two slow items were drawn by different workers
+    assert len({pid for _, pid in outcomes}) == 2 and PARENT not in {pid for _, pid in outcomes}
+
+
 def test_few_items_or_one_job_stay_in_this_process(two_cores: None) -> None:
     assert {pid for _, pid in ordered_map(square_and_pid, list(range(10)), jobs=2, min_per_worker=32)} == {PARENT}
     assert {pid for _, pid in ordered_map(square_and_pid, list(range(100)), jobs=1, min_per_worker=1)} == {PARENT}

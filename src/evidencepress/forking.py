@@ -77,8 +77,10 @@ _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: w
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
-                chunk: int = 8, in_flight: int = 2, context: BaseContext | None = None) -> Iterator[R]:
+                chunk: int = 8, in_flight: int = 2, context: BaseContext | None = None, heavy: int = 0) -> Iterator[R]:
     """``function`` over ``items``, results in order, on up to ``jobs`` worker processes.
+    The first ``heavy`` items (the slowest, put first so that lighter ones fill the workers
+    around them) go one to a chunk, the others ``chunk`` at a time.
 
     Forked workers (the default, when fork is safe) inherit ``function`` and ``items``: nothing
     is pickled but indexes and results, so ``function`` may be a closure over compiled schemas
@@ -95,7 +97,7 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
     workers = pool_size(jobs, len(items), min_per_worker)
     done = 0
     if workers > 1 and context is not None:
-        for result in _in_workers(function, items, workers, chunk, in_flight, context):
+        for result in _in_workers(function, items, workers, _chunks(len(items), chunk, heavy), in_flight, context):
             yield result
             done += 1
     for item in items[done:]:
@@ -109,25 +111,32 @@ def pool_size(jobs: int, items: int, min_per_worker: int = 1) -> int:
     return max(1, min(jobs, os.cpu_count() or 1, items // max(1, min_per_worker)))
 
 
-def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunk: int,
+def _chunks(count: int, chunk: int, heavy: int) -> list[tuple[int, int]]:
+    """(start, size) of each chunk of ``count`` items: the first ``heavy`` alone, then ``chunk`` at a time."""
+    alone = min(heavy, count)
+    return [(start, 1) for start in range(alone)] + [(start, min(chunk, count - start))
+                                                     for start in range(alone, count, chunk)]
+
+
+def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunks: list[tuple[int, int]],
                 in_flight: int, context: BaseContext) -> Iterator[R]:
     """Results from the workers, in order, until all are done or a chunk fails (the caller
     does the rest in this process: an exception then carries its own traceback, which a
     template error needs for its line, and a dead worker is not fatal)."""
-    chunks = iter(range(0, len(items), chunk))
+    todo = iter(chunks)
     inherit = context.get_start_method() == "fork"  # then initializer arguments are inherited, never pickled
     setup: dict[str, Any] = {"initializer": _receive, "initargs": (function, items)} if inherit else {}
     with ProcessPoolExecutor(max_workers=workers, mp_context=context, **setup) as pool:
-        def submit(start: int) -> Future[list[R]]:
+        def submit(start: int, size: int) -> Future[list[R]]:
             if inherit:
-                return pool.submit(_run_chunk, start, chunk)
-            return pool.submit(_call_each, function, items[start:start + chunk])
+                return pool.submit(_run_chunk, start, size)
+            return pool.submit(_call_each, function, items[start:start + size])
 
         pending: deque[Future[list[R]]] = deque()
         while True:
             try:  # a broken pool raises on submit as well as on result
-                while len(pending) < in_flight * workers and (start := next(chunks, None)) is not None:
-                    pending.append(submit(start))
+                while len(pending) < in_flight * workers and (next_chunk := next(todo, None)) is not None:
+                    pending.append(submit(*next_chunk))
                 if not pending:
                     return
                 results = pending.popleft().result()

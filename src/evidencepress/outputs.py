@@ -22,7 +22,6 @@ from .data_out import data_files
 from .diagnostics import Problem
 from .feeds import site_files as feed_files
 from .forking import ordered_map
-from .model import Page
 from .options import BuildOptions, StageProgress
 from .pagecache import article_key
 from .record import tree_digest
@@ -76,18 +75,12 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
                     search.add(rel, data)  # what the search indexes: articles and records
 
         drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
-        for number, (page, outputs, new_key) in enumerate(_articles(plan, options, env, ctx, files, rendered, drawn)):
+        for number, (url, outputs, new_key) in enumerate(_pages(plan, options, env, ctx, files, rendered, drawn)):
             if progress is not None:
-                progress("rendering pages", number, len(plan.pages))
+                progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
             if new_key is not None:
-                rendered.save_later(new_key, functools.partial(_files_of, files, page.url, tuple(outputs)))
-            put(page.url, outputs)
-        # Records are few but can be large (every result of a source): one at a time per worker.
-        records = plan.index.records
-        for record, outputs in zip(records, ordered_map(lambda record: render_record(env, record, ctx), records,
-                                                        options.jobs, min_per_worker=1, chunk=1, in_flight=1),
-                                   strict=True):
-            put(record.url, outputs)
+                rendered.save_later(new_key, functools.partial(_files_of, files, url, tuple(outputs)))
+            put(url, outputs)
         if progress is not None:
             progress("indexing search", 0, 0)
         search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
@@ -98,28 +91,37 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     return list(index.problems)
 
 
-def _articles(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
-              rendered: Store, drawn: dict[str, dict[str, str]]) -> Iterator[tuple[Page, dict[str, bytes], str | None]]:
-    """Each article's files, read back from the rendered cache or rendered (on every core when
-    many are), with the cache key to save them under when they were rendered now. ``drawn``:
-    the sha256 of each page's charts, which are read back from ``files`` to be inlined."""
+def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
+           rendered: Store, drawn: dict[str, dict[str, str]]) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
+    """(URL, files, cache key to save them under or None) of each record page, then each article.
+    Articles are read back from the rendered cache or rendered; all are rendered on every core
+    when many are. Records are few but can be large (every result of a source): they go to the
+    workers first, one at a time, and the articles fill the workers around them. ``drawn``: the
+    sha256 of each page's charts, which are read back from ``files`` to be inlined."""
     context_key = _context_key(ctx, template_folder(options.root))
     keys = [article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key,
                         drawn.get(page.url, {})) for page in plan.pages]
     missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
+    records = plan.index.records
 
-    def render(number: int) -> dict[str, bytes]:
+    def render(task: tuple[bool, int]) -> dict[str, bytes]:
+        is_record, number = task
+        if is_record:
+            return render_record(env, records[number], ctx)
         page = plan.pages[number]
         return render_article(env, page, ctx, _files_of(files, page.url, tuple(drawn.get(page.url, {}))))
 
-    fresh = ordered_map(render, missing, options.jobs)
+    tasks = [(True, number) for number in range(len(records))] + [(False, number) for number in missing]
+    fresh = ordered_map(render, tasks, options.jobs, heavy=len(records))
+    for record in records:
+        yield record.url, next(fresh), None
     wanted = set(missing)
     for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
         outputs = next(fresh) if number in wanted else rendered.load(key)
         if isinstance(outputs, dict):
-            yield page, outputs, key if number in wanted else None
+            yield page.url, outputs, key if number in wanted else None
         else:  # the entry went away since has(): render the page here
-            yield page, render(number), key
+            yield page.url, render((False, number)), key
 
 
 def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,

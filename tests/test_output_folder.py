@@ -9,6 +9,7 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
+from evidencepress.writer import remove_tree
 
 
 def _site(root: Path) -> Path:
@@ -100,3 +101,23 @@ def test_a_static_or_asset_file_may_not_replace_a_generated_one(tmp_path: Path) 
     assert "static/guides/a/index.json: error: /guides/a/index.json is a file the build generates [path]" in output
     assert "content/assets/index.json: error: /assets/index.json is a file the build generates [path]" in output
     assert not (root / "_site").exists()
+
+
+def test_remove_tree_removes_a_large_tree_and_never_follows_links(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine")
+    tree = tmp_path / "tree"
+    for n in range(300):  # enough entries to be shared out among threads
+        (tree / "guides" / f"p{n}").mkdir(parents=True)
+        (tree / "guides" / f"p{n}" / "index.html").write_text("x")
+    (tree / "guides" / "link").symlink_to(outside)
+    (tree / "top-link").symlink_to(outside)
+    (tree / "file.txt").write_text("x")
+    remove_tree(tree)
+    assert not tree.exists()
+    assert (outside / "keep.txt").read_text() == "mine"
+    link = tmp_path / "link-to-outside"
+    link.symlink_to(outside)
+    remove_tree(link)
+    assert (outside / "keep.txt").read_text() == "mine"

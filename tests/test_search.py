@@ -15,11 +15,11 @@ from typing import Any
 import cbor2
 import pytest
 from click.testing import CliRunner
-from sitekit import article, export, make_site, many_pages, result, tree
+from sitekit import CHART, article, export, make_site, many_pages, result, tree
 
 from evidencepress.cli import main
 from evidencepress.render import DEFAULT_TEMPLATES
-from evidencepress.search import _unpack, build_search_index, canonical_bundle
+from evidencepress.search import _unpack, build_search_index, canonical_bundle, without_drawings
 
 
 def build(root: Path, *args: str) -> tuple[int, str]:
@@ -220,3 +220,24 @@ def test_an_error_reply_of_the_pagefind_service_is_the_warning(tmp_path: Path, m
     code, output = build(search_site(tmp_path / "site"))
     assert code == 0, output
     assert "pagefind: warning: search index not built: Pagefind: Error parsing file [search]" in output
+
+
+def test_chart_drawings_are_left_out_of_what_pagefind_reads_with_the_same_bundle(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pagefind excludes ``figure svg``; the drawings are dropped before a page is sent instead."""
+    root = make_site(tmp_path / "site", {"guides/a.md": article(
+        "Decode on two runs", "The unusual word zeppelin appears here.\n" + CHART,
+        export(result("Run one", 30.5), result("Run two", 40.25)))})
+    code, output = build(root)
+    assert code == 0, output
+    html = (root / "_site/guides/a/index.html").read_bytes()
+    stripped = without_drawings(html)
+    assert html.count(b"<svg") == 2 and stripped.count(b"<svg") == 0
+    assert stripped.count(b'<div class="chart-drawing') == 2 and b"Values plotted in this chart" in stripped
+    site = root / "_site"
+    pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*.html")
+             if b"data-pagefind-body" in p.read_bytes()}
+    from evidencepress import search
+
+    monkeypatch.setattr(search, "without_drawings", lambda page: page)  # Pagefind reads the drawings too
+    assert tree(site / "pagefind") == build_search_index(pages, "en").files

@@ -172,17 +172,21 @@ def _marked(value: Any, literals: list[str]) -> Any:
 
 
 def _holds_authored(value: Any) -> bool:
-    """Does ``value`` contain an authored number (walked without recursion)?"""
+    """Does ``value`` contain an authored number (walked without recursion)? Containers whose
+    members are all plain scalars (the rows of a site's table) are passed over by their types."""
     stack = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, (AuthoredFloat, AuthoredInt)):
             return True
-        if isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            stack.extend(item)
+        members = item.values() if isinstance(item, dict) else item if isinstance(item, (list, tuple)) else ()
+        if {type(member) for member in members} <= _PLAIN:
+            continue
+        stack.extend(members)
     return False
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
 
 
 def _write(value: Any, parts: list[str], layout: _Layout, level: int) -> None:

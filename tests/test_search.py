@@ -241,3 +241,23 @@ def test_chart_drawings_are_left_out_of_what_pagefind_reads_with_the_same_bundle
 
     monkeypatch.setattr(search, "without_drawings", lambda page: page)  # Pagefind reads the drawings too
     assert tree(site / "pagefind") == build_search_index(pages, "en").files
+
+
+def test_pages_are_not_queued_once_pagefind_has_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress.search import PagefindRun
+
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake_pagefind(tmp_path / "bin", "exit 2\n")))
+    with PagefindRun("en") as run:
+        run.add("a/index.html", b"<html><body>a</body></html>")
+        service = run._service
+        assert service is not None
+        for _ in range(200):
+            if service.stopped:
+                break
+            time.sleep(0.02)
+        queued = service._outbox.qsize()
+        for number in range(100):
+            run.add(f"p{number}/index.html", b"<html><body>page</body></html>")
+        assert service._outbox.qsize() == queued
+        index = run.finish()
+    assert not index.available and "Pagefind exited with 2" in index.problems[0].message

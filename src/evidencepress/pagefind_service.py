@@ -54,6 +54,11 @@ class PagefindService:
             thread.start()
         self.send({"type": "NewIndex", "config": config})
 
+    @property
+    def stopped(self) -> bool:
+        """Has Pagefind exited or answered with an error (nothing sent now would be read)?"""
+        return self._closed or bool(self._errors)
+
     def send(self, payload: dict[str, Any]) -> int:
         """Queue a message; its id."""
         message_id = self._next_id

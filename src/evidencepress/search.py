@@ -89,8 +89,8 @@ class PagefindRun:
             self._service.close()
 
     def add(self, rel: str, data: bytes) -> None:
-        if self._failure is not None:
-            return
+        if self._failure is not None or (self._service is not None and self._service.stopped):
+            return  # the failure is reported by finish; the pages are not queued for nobody
         try:
             if self._service is None:
                 # Inline chart drawings repeat as SVG text what their data table says in words: not indexed.

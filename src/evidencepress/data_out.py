@@ -38,8 +38,9 @@ def data_files(index: SiteIndex, config: SiteConfig) -> Iterator[tuple[str, Iter
 
 
 def results_json(table: ResultTable) -> Iterator[bytes]:
-    """``{"columns": [...], "results": [...]}`` with one result per line: readable, diffable, and written by the fast
-    one-line encoder (a site of thousands of results has hundreds of thousands of values)."""
+    """``{"columns": [...], "results": [...]}`` with one result per line: readable, diffable,
+    and written by the fast one-line encoder (a site of thousands of results has hundreds of
+    thousands of values), a few thousand rows at a time."""
     yield ('{\n  "columns": ' + jsontext.dumps(list(table.columns), indent=None) + ',\n  "results": ').encode()
     if not table.rows:
         yield b"[]\n}\n"

@@ -67,8 +67,8 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
     rendered = caches.rendered if caches is not None else Store(None)
     with search_run(indexer, plan.config.language) as search:
 
-        def put(url: str, rendered: dict[str, bytes]) -> None:
-            for name, data in rendered.items():
+        def put(url: str, outputs: dict[str, bytes]) -> None:
+            for name, data in outputs.items():
                 rel = url.lstrip("/") + name
                 files.put(rel, data)
                 if rel.endswith(".html") and b"data-pagefind-body" in data:

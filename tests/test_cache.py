@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from sitekit import article, export, make_site, result, tree
+import pytest
+from sitekit import article, export, make_site, many_pages, result, tree
 
 from evidencepress.build import build_site, plan_site
 from evidencepress.cache import Store, key_of, prune
@@ -70,6 +71,34 @@ def test_prune_keeps_the_most_recently_used_within_the_bound(tmp_path: Path) -> 
     assert prune(tmp_path, 2_000) == 0
     removed = prune(tmp_path, 500)
     assert removed == 7 and sorted(p.name for p in tmp_path.iterdir()) == ["entry-7", "entry-8", "entry-9"]
+
+
+def test_prune_never_removes_what_the_build_used(tmp_path: Path) -> None:
+    for index in range(10):
+        path = tmp_path / f"entry-{index}"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (1_000_000 + index, 1_000_000 + index))
+    assert prune(tmp_path, 200, used_since=1_000_005) == 4  # 500 old bytes pruned to 150: the 5 used stay
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"entry-{index}" for index in range(4, 10)]
+
+
+def test_a_site_larger_than_the_cache_bound_keeps_every_page_it_rendered(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 256 MB bound cut into a 5,000-article site's own entries, so that each edit re-rendered
+    most of its pages; the bound now applies to entries the build did not use."""
+    from click.testing import CliRunner
+
+    from evidencepress import cache
+    from evidencepress.cli import main
+
+    monkeypatch.setattr(cache, "BOUNDS", dict.fromkeys(cache.BOUNDS, 1_000))  # far below one build's entries
+    root = many_pages(tmp_path / "site", 12)
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
+    assert _entries(root / ".cache/rendered") == 12 and _entries(root / ".cache/pages") == 12
+
+
+def _entries(folder: Path) -> int:
+    return len([path for path in folder.rglob("*") if path.is_file()])
 
 
 def test_a_schema_edit_invalidates_cached_pages(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ all problems of the run.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -45,6 +46,7 @@ __all__ = [  # what callers (the CLI, serve, review, tests) take from here
 ]
 
 JOURNAL = ".cache/write-journal.json"
+USED_MARGIN_SECONDS = 2  # file times may be coarser than the clock
 
 
 def site_files(options: BuildOptions, caches: Caches | None = None, progress: StageProgress | None = None,
@@ -79,6 +81,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
                checkpoint: Checkpoint | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
     (the fault-injection tests kill the process there)."""
+    started = time.time()  # cache entries written or used from now on are this site's: never pruned
     setup, problems = load_setup(options)
     if setup is None:
         return problems
@@ -114,7 +117,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if options.use_cache:
         caches.commit()
         _remember(options, digest, problems, out, folders[out].sizes)
-        prune_caches(caches_of(options))
+        prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
     return problems
 
 

@@ -167,16 +167,20 @@ def open_caches(root: Path | None) -> Caches:
     return Caches(Store(root / PAGES if root else None), Store(root / RENDERED if root else None))
 
 
-def prune_caches(root: Path) -> None:
-    """Keep every cache folder under ``root`` within its bound."""
+def prune_caches(root: Path, used_since: float | None = None) -> None:
+    """Keep every cache folder under ``root`` within its bound, beyond the entries written or
+    used since ``used_since`` (a time.time() of the build's start): those are the site as it
+    is now, and a bound that cut into them (a site of thousands of articles outgrows 256 MB)
+    would make every later build render most pages again."""
     for name, bound in BOUNDS.items():
-        prune(root / name, bound)
+        prune(root / name, bound, used_since)
 
 
-def prune(folder: Path, bound: int) -> int:
+def prune(folder: Path, bound: int, used_since: float | None = None) -> int:
     """Remove the least recently used files of ``folder`` until it holds at most 3/4 of ``bound``
-    bytes (only when it holds more than ``bound``). Returns the number of files removed."""
-    entries = list(_files(folder))
+    bytes besides those used since ``used_since`` (only when it holds more than ``bound``
+    besides them). Returns the number of files removed."""
+    entries = [entry for entry in _files(folder) if used_since is None or entry[2] < used_since]
     total = sum(size for _, size, _ in entries)
     if total <= bound:
         return 0

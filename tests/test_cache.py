@@ -94,7 +94,8 @@ def test_a_site_larger_than_the_cache_bound_keeps_every_page_it_rendered(tmp_pat
     monkeypatch.setattr(cache, "BOUNDS", dict.fromkeys(cache.BOUNDS, 1_000))  # far below one build's entries
     root = many_pages(tmp_path / "site", 12)
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
-    assert _entries(root / ".cache/rendered") == 12 and _entries(root / ".cache/pages") == 12
+    assert _entries(root / ".cache/rendered") == 12 + 7  # the articles and their 7 record pages
+    assert _entries(root / ".cache/pages") == 12
 
 
 def _entries(folder: Path) -> int:
@@ -214,3 +215,46 @@ def test_commit_writes_each_later_value_before_it_asks_for_the_next(tmp_path: Pa
     store.commit()
     assert on_disk_when_asked == [0, 1, 2]
     assert [Store(tmp_path).load(key) for key in keys] == [{"number": 0}, {"number": 1}, {"number": 2}]
+
+
+def test_record_pages_are_rendered_again_only_when_what_they_show_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit renders again the records its article cites; a record's prose or a template edit,
+    that record or all; each cached build equals a build without the cache."""
+    import shutil
+
+    from sitekit import REPO
+
+    from evidencepress import outputs
+
+    rendered: list[str] = []
+    render_record = outputs.render_record
+    monkeypatch.setattr(outputs, "render_record", lambda env, record, ctx: rendered.append(record.id)
+                        or render_record(env, record, ctx))
+
+    def build_and_compare(root: Path) -> list[str]:
+        rendered.clear()
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+        fresh = tmp_path / "fresh"
+        shutil.rmtree(fresh, ignore_errors=True)
+        shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".cache", "_site", "exports"))
+        done = sorted(rendered)
+        assert not [p for p in build_site(BuildOptions(root=fresh, jobs=1, use_cache=False)) if p.is_error]
+        assert tree(root / "_site") == tree(fresh / "_site")
+        return done
+
+    root = many_pages(tmp_path / "site", 14)  # page n cites record-(n % 7)
+    assert build_and_compare(root) == [f"record-{n}" for n in range(7)]
+    assert build_and_compare(root) == []  # nothing changed: every record page is read back from the cache
+    page = root / "content/guides/p003.md"
+    page.write_text(page.read_text().replace("Text of page 3.", "Text of page 3, edited."))
+    assert build_and_compare(root) == ["record-3"]
+    prose = root / "content/community/record-5.md"
+    prose.parent.mkdir()
+    prose.write_text('---\ntitle: "Record five"\n---\n\nWhat record five is.\n')
+    assert build_and_compare(root) == ["record-5"]
+    shutil.copytree(REPO / "templates", root / "templates")
+    template = root / "templates/record.html"
+    template.write_text(template.read_text().replace("{% block main %}", "{% block main %}<p>EDIT</p>", 1))
+    assert build_and_compare(root) == [f"record-{n}" for n in range(7)]
+    assert b"<p>EDIT</p>" in (root / "_site/community/record-2/index.html").read_bytes()

@@ -23,7 +23,7 @@ from .diagnostics import Problem
 from .feeds import site_files as feed_files
 from .forking import ordered_map
 from .options import BuildOptions, StageProgress
-from .pagecache import article_key
+from .pagecache import article_key, page_key, record_key
 from .record import tree_digest
 from .render import (
     DEFAULT_TEMPLATES,
@@ -93,16 +93,20 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
 
 def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
            rendered: Store, drawn: dict[str, dict[str, str]]) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
-    """(URL, files, cache key to save them under or None) of each record page, then each article.
-    Articles are read back from the rendered cache or rendered; all are rendered on every core
-    when many are. Records are few but can be large (every result of a source): they go to the
-    workers first, one at a time, and the articles fill the workers around them. ``drawn``: the
-    sha256 of each page's charts, which are read back from ``files`` to be inlined."""
+    """(URL, files, cache key to save them under or None) of each record page, then each article,
+    read back from the rendered cache or rendered (on every core when many are). Records are few
+    but can be large (every result of a source): those to render go to the workers first, one at
+    a time, and the articles fill the workers around them. ``drawn``: the sha256 of each page's
+    charts, which are read back from ``files`` to be inlined."""
     context_key = _context_key(ctx, template_folder(options.root))
-    keys = [article_key(page, plan.schemas.fingerprint, ctx.index.entry(page.url), context_key,
-                        drawn.get(page.url, {})) for page in plan.pages]
-    missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
+    fingerprint = plan.schemas.fingerprint
+    page_keys = {page.url: page_key(page.source, fingerprint) for page in plan.pages}
     records = plan.index.records
+    record_keys = [record_key(record, page_keys, fingerprint, context_key) for record in records]
+    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), context_key, drawn.get(page.url, {}))
+            for page in plan.pages]
+    stale = [number for number, key in enumerate(record_keys) if not rendered.has(key)]
+    missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
 
     def render(task: tuple[bool, int]) -> dict[str, bytes]:
         is_record, number = task
@@ -111,17 +115,23 @@ def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteCon
         page = plan.pages[number]
         return render_article(env, page, ctx, _files_of(files, page.url, tuple(drawn.get(page.url, {}))))
 
-    tasks = [(True, number) for number in range(len(records))] + [(False, number) for number in missing]
-    fresh = ordered_map(render, tasks, options.jobs, heavy=len(records))
-    for record in records:
-        yield record.url, next(fresh), None
-    wanted = set(missing)
+    tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
+    fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
+
+    def outputs_of(task: tuple[bool, int], key: str, todo: set[int]) -> tuple[dict[str, bytes], str | None]:
+        if task[1] in todo:
+            return next(fresh), key
+        cached = rendered.load(key)
+        if isinstance(cached, dict):
+            return cached, None
+        return render(task), key  # the entry went away since has(): rendered here
+
+    todo = set(stale)
+    for number, (record, key) in enumerate(zip(records, record_keys, strict=True)):
+        yield (record.url, *outputs_of((True, number), key, todo))
+    todo = set(missing)
     for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
-        outputs = next(fresh) if number in wanted else rendered.load(key)
-        if isinstance(outputs, dict):
-            yield page.url, outputs, key if number in wanted else None
-        else:  # the entry went away since has(): render the page here
-            yield page.url, render((False, number)), key
+        yield (page.url, *outputs_of((False, number), key, todo))
 
 
 def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,

@@ -17,15 +17,27 @@ from typing import Any
 from .cache import Store, code_fingerprint, key_of
 from .diagnostics import Problem
 from .model import Page, SourceFile
+from .records import Record
 
 
-def article_key(page: Page, schema_fingerprint: str, entry: Any, context: str, svgs: Mapping[str, str]) -> str:
-    """What an article's rendered files depend on: the page (its source, the schemas, the code),
-    its entry in the site index (record titles, counts, section: every field but the page), the
-    site context and templates (``context``), and its drawn charts (sha256 by file name)."""
+def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str]) -> str:
+    """What an article's rendered files depend on: the page (``page``: its page_key, of its source,
+    the schemas and the code), its entry in the site index (record titles, counts, section: every
+    field but the page), the site context and templates (``context``), and its drawn charts
+    (sha256 by file name)."""
     about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
     drawn = sorted(svgs.items())
-    return key_of(page_key(page.source, schema_fingerprint), repr(about), context, repr(drawn))
+    return key_of(page, repr(about), context, repr(drawn))
+
+
+def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str) -> str:
+    """What a record page's files depend on: its id, its prose file (content/community/<id>.md),
+    every article that cites it, whole (``pages``: page_key by URL), the schemas, the code and the
+    site context and templates (``context``). An edit to one article renders again only the
+    records it cites."""
+    prose = (record.prose.source.rel, record.prose.source.text) if record.prose is not None else ("", "")
+    citing = [pages[citation.page.url] for citation in record.citations]
+    return key_of("record", record.id, *prose, schema_fingerprint, context, *citing)
 
 
 def page_key(source: SourceFile, schema_fingerprint: str) -> str:

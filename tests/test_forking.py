@@ -58,7 +58,7 @@ def test_results_come_back_in_order_from_several_workers(two_cores: None) -> Non
 
 
 def slow_first(number: int) -> tuple[int, int]:
-    time.sleep(0.3 if number < 2 else 0.005)
+    time.sleep(0.5 if number < 2 else 0.005)  # long enough for the second worker to start
     return number, os.getpid()
 
 

@@ -4,7 +4,8 @@ Keys are sha256 digests of everything a result depends on — the bytes of the
 input, the schemas or templates, the configuration, and a fingerprint of this
 package's own code — never file times, so a cache entry is right or absent.
 Entries are written atomically (temporary file + rename). Each folder has a
-size bound; :func:`prune` removes the least recently used entries past it.
+size bound; :func:`prune` removes the least recently used entries past it,
+never those the build that prunes wrote or used.
 A cache that cannot be read or written only costs time: it never fails a build.
 """
 
@@ -155,7 +156,7 @@ class Caches:
     """The caches of one build (or of a dev server across its rebuilds), committed together."""
 
     pages: Store  # validated pages and their problems
-    rendered: Store  # each article's index.html/json/md/csv
+    rendered: Store  # each article's index.html/json/md/csv, each record page's index.html/json/md
 
     def commit(self) -> None:
         self.pages.commit()

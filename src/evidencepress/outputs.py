@@ -1,10 +1,10 @@
 """Rendering the whole site: every output file, into a sink (a staged output folder or memory).
 
-Charts are drawn first (the article HTML inlines them), then articles (read
-back from the rendered cache when nothing they show changed), records,
-listings, the data files, feeds and copied files. Articles and records are
-handed to the search indexer as they are rendered; it indexes them in its own
-process while the rest is rendered.
+Charts are drawn first (the article HTML inlines them), then record pages and
+articles (each read back from the rendered cache when nothing it shows
+changed), listings, the data files, feeds and copied files. Articles and
+records are handed to the search indexer as they are rendered; it indexes them
+in its own process while the rest is rendered.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
 def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
                    caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
     """Put every output file into ``files`` (a staged output folder, or memory) and return the
-    problems of rendering (a warning when search cannot be indexed). Articles whose inputs are
-    unchanged are read back from ``caches.rendered``."""
+    problems of rendering (a warning when search cannot be indexed). Articles and record pages
+    whose inputs are unchanged are read back from ``caches.rendered``."""
     ctx = site_context(plan)
     env = create_environment(template_folder(options.root))
     rendered = caches.rendered if caches is not None else Store(None)

@@ -60,8 +60,7 @@ def results_script(index: SiteIndex) -> Iterator[bytes]:
     yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
     lead = ""
     for batch in batches(index.results.rows):
-        cells = [[value if value is None or type(value) is str else csv_cell(value) for value in row.values]
-                 for row in batch]
+        cells = [[None if value is None else csv_cell(value) for value in row.values] for row in batch]
         yield _script_text(lead + json.dumps(cells, ensure_ascii=False)[1:-1])  # the rows, without the brackets
         lead = ", "
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}

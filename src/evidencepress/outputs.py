@@ -175,7 +175,7 @@ def _charts(plan: SitePlan, options: BuildOptions, put: Callable[[str, dict[str,
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:
-    """Everything of the site an article's files depend on besides the article and its entry:
+    """Everything of the site an article's or record page's files depend on besides the page itself:
     configuration, navigation, schema URL, CSV columns, the templates (site and default)."""
     settings = repr((ctx.config, ctx.nav, ctx.schema_url, ctx.conditions))
     return key_of(code_fingerprint(), settings, tree_digest(templates), tree_digest(DEFAULT_TEMPLATES))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from . import jsontext
 from .charts.uncertainty import uncertainty_text
+from .dataset import csv_cell
 from .model import Page, SourceRef
 from .records import ABSENT, Citation, Mention
 
@@ -61,11 +61,7 @@ def cell(value: Any) -> Cell:
         return Cell(NOT_RECORDED, "absent")
     if value is None:
         return Cell(NOT_REPORTED, "null")
-    if isinstance(value, str):
-        return Cell(value, "value")
-    if isinstance(value, (bool, int, float)):  # most cells: written without the JSON encoder
-        return Cell(jsontext.number_text(value), "value")
-    return Cell(jsontext.dumps(value, indent=None), "value")
+    return Cell(csv_cell(value), "value")  # as authored: text as it is, numbers by their literal
 
 
 def text(value: Any) -> str:

@@ -86,9 +86,6 @@ class FolderWriter:
         self.root = str(root)
         self._made = {""}
 
-    def write(self, rel: str, data: bytes) -> None:
-        self.write_chunks(rel, (data,))
-
     def write_chunks(self, rel: str, chunks: Iterable[bytes]) -> int:
         """Write the file; its size."""
         parent = rel.rpartition("/")[0]

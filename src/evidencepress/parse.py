@@ -8,9 +8,10 @@ every later stage uses this result by the fence's line.
 The bodies of those fences are JSON and YAML read by their own parsers, so
 the Markdown tokenizer does not need them: a fence that opens at column 0
 after a blank line (it can only be a fence of the document) has its body
-lines blanked before tokenizing, which keeps every line number and spares
-markdown-it a walk over a large export. When the tokens do not show the fence
-exactly where the scan found it, the body is tokenized again as written.
+lines left out of the text markdown-it tokenizes, and the line numbers of the
+tokens are then put back as in the file. This spares markdown-it a walk over
+every line of a large export. When the tokens do not show the fence exactly
+where the scan found it, the body is tokenized again as written.
 """
 
 from __future__ import annotations
@@ -85,16 +86,36 @@ def _tokenize(lines: list[str]) -> tuple[list[Token], list[tuple[Token, str]]]:
     """Tokens of the body, and each data fence token with its content as written."""
     spans = _data_fence_spans(lines)
     if spans:
-        blanked = list(lines)
+        kept: list[str] = []
+        left_out: list[tuple[int, int]] = []  # (opening line in the shortened text, body lines left out)
+        previous = 0
         for start, end in spans:
-            blanked[start + 1 : end - 1] = [""] * (end - 1 - (start + 1))
-        tokens = tokenize("\n".join(blanked))
+            left_out.append((len(kept) + start - previous, end - start - 2))
+            kept += lines[previous : start + 1]
+            previous = end - 1  # the closing line stays
+        tokens = tokenize("\n".join(kept + lines[previous:]))
+        _put_back_lines(tokens, left_out)
         found = _data_fences(tokens)
         if {(t.map[0], t.map[1]) for t, _ in found if t.map} >= set(spans):
             contents = {start: "".join(line + "\n" for line in lines[start + 1 : end - 1]) for start, end in spans}
-            return tokens, [(t, contents.get(t.map[0], t.content) if t.map else t.content) for t, _ in found]
+            for token, _ in found:
+                token.content = contents.get(token.map[0], token.content) if token.map else token.content
+            return tokens, [(token, token.content) for token, _ in found]
     tokens = tokenize("\n".join(lines))
     return tokens, _data_fences(tokens)
+
+
+def _put_back_lines(tokens: Sequence[Token], left_out: list[tuple[int, int]]) -> None:
+    """Give each token's map the lines of the file: a line after the opening of a fence whose
+    body was left out moves down by that body's length (the fence's own end included)."""
+    for token in tokens:
+        for item in (token, *(token.children or ())):
+            if item.map:
+                item.map = [_line_in_file(line, left_out) for line in item.map]
+
+
+def _line_in_file(line: int, left_out: list[tuple[int, int]]) -> int:
+    return line + sum(count for opening, count in left_out if opening < line)
 
 
 def _data_fences(tokens: Sequence[Token]) -> list[tuple[Token, str]]:

@@ -338,3 +338,18 @@ def test_a_site_without_sections_lists_its_pages_everywhere(tmp_path: Path) -> N
     assert "## Pages" in llms and "(https://example.org/sub/a/index.md)" in llms and "/b/index.md)" in llms
     home = text(files, "index.html")
     assert "Page A" in home[home.index('id="recent-title"'):] and "Page B" in home[home.index('id="recent-title"'):]
+
+
+def test_conditions_are_shared_only_when_written_the_same() -> None:
+    """22.5 and 22.50, 1 and 1.0, true and 1, -0 and 0, a missing key and null: each pair varies."""
+    from evidencepress.jsontext import parse_float, parse_int
+    from evidencepress.records import split_conditions
+
+    pairs = {"a": (22.5, parse_float("22.50")), "b": (1, 1.0), "c": (True, 1), "d": (0, parse_int("-0")),
+             "e": (None, "missing"), "f": ("x", "x"), "g": (parse_float("22.50"), parse_float("22.50")),
+             "h": ({"k": [1, None]}, {"k": [1, None]}), "i": (0.0, -0.0)}
+    first = {key: one for key, (one, _) in pairs.items()}
+    second = {key: two for key, (_, two) in pairs.items() if two != "missing"}
+    shared, varying = split_conditions([{"conditions": first}, {"conditions": second}], core=("f",))
+    assert [key for key, _ in shared] == ["f", "g", "h"]
+    assert varying == ("a", "b", "c", "d", "e", "i")

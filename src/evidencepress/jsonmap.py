@@ -136,7 +136,7 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, scan.result()[2] or [error(Location(file, first_line, 1 + indent),
                                                 f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
                                                 hint=_DEPTH_HINT)]
-    if hooks.suspicious or _beyond_limits(value, len(text)):
+    if hooks.suspicious or _beyond_limits(value, max(map(len, text.split("\n")))):
         problems = scan.result()[2]
         if problems:
             return None, problems
@@ -148,11 +148,11 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     return Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1))), []
 
 
-def _beyond_limits(value: Any, length: int) -> bool:
+def _beyond_limits(value: Any, longest_line: int) -> bool:
     """Deeper than MAX_DEPTH, a string longer than MAX_STRING or an array longer than MAX_ITEMS
-    (walked without recursion); the token scan then says where. ``length``: of the JSON text,
-    which no string in it can be longer than."""
-    strings = length > MAX_STRING  # else no string is worth measuring
+    (walked without recursion); the token scan then says where. ``longest_line``: of the JSON
+    text; a string cannot be longer, as JSON strings hold no line breaks (``json.loads`` is strict)."""
+    strings = longest_line > MAX_STRING  # else no string is worth measuring
     if not isinstance(value, (dict, list)):
         return strings and isinstance(value, str) and len(value) > MAX_STRING
     stack: list[tuple[dict[str, Any] | list[Any], int]] = [(value, 1)]
@@ -160,18 +160,15 @@ def _beyond_limits(value: Any, length: int) -> bool:
         item, depth = stack.pop()
         if depth > MAX_DEPTH or len(item) > MAX_ITEMS:
             return True
-        if isinstance(item, dict):
-            if strings and any(len(key) > MAX_STRING for key in item):
-                return True
-            children: Iterable[Any] = item.values()
-        else:
-            children = item
-        for child in children:
-            if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1))
-            elif strings and isinstance(child, str) and len(child) > MAX_STRING:
-                return True
+        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+        if strings and (_long_string(item) or _long_string(children)):
+            return True
+        stack += [(child, depth + 1) for child in children if isinstance(child, (dict, list))]
     return False
+
+
+def _long_string(values: Iterable[Any]) -> bool:
+    return any(isinstance(value, str) and len(value) > MAX_STRING for value in values)
 
 
 def _hint(message: str) -> str:

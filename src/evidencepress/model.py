@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -217,12 +217,21 @@ class Page:
 
 
 def _record_id_values(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for key, member in value.items():
-            if key == "source_record_id" and isinstance(member, str):
-                yield member
-            else:
-                yield from _record_id_values(member)
-    elif isinstance(value, list):
-        for member in value:
-            yield from _record_id_values(member)
+    for _, found in objects(value):
+        member = found.get("source_record_id")
+        if isinstance(member, str):
+            yield member
+
+
+def objects(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Every JSON object in ``value`` (itself included) with its path, parents before their
+    members, in document order. Iterative: an export holds tens of thousands of objects."""
+    stack: list[tuple[JsonPath, Any]] = [(path, value)] if isinstance(value, (dict, list)) else []
+    while stack:
+        where, item = stack.pop()
+        members: Iterable[tuple[PathPart, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
+        if isinstance(item, dict):
+            yield where, item
+        inner = [(where + (key,), member) for key, member in members if isinstance(member, (dict, list))]
+        inner.reverse()
+        stack += inner

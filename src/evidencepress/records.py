@@ -9,13 +9,13 @@ results are split into those every result shares and those that vary.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from . import jsontext
 from .community import RecordProse, record_url
-from .model import JsonPath, Page, SourceRef, pointer
+from .model import Page, SourceRef, objects, pointer
 from .semantic import normalise_url
 
 FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
@@ -123,16 +123,16 @@ def split_conditions(results: Sequence[Mapping[str, Any]],
                      core: Sequence[str] = ()) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
     """(conditions every result has with the same value, keys that vary): ``core`` keys first,
     in their order, then the others in the order they are first seen."""
+    conditions = [_conditions(result) for result in results]
     seen: dict[str, None] = {}
-    for result in results:
-        seen.update(dict.fromkeys(_conditions(result)))
+    for found in conditions:
+        seen.update(dict.fromkeys(found))
     keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
     shared: list[tuple[str, Any]] = []
     varying: list[str] = []
     for key in keys:
-        values = [_conditions(result).get(key, ABSENT) for result in results]
-        first = values[0]
-        if first is not ABSENT and all(_same(first, value) for value in values[1:]):
+        first = conditions[0].get(key, ABSENT)
+        if first is not ABSENT and all(_same(first, found.get(key, ABSENT)) for found in conditions[1:]):
             shared.append((key, first))
         else:
             varying.append(key)
@@ -146,9 +146,17 @@ def _conditions(result: Mapping[str, Any]) -> Mapping[str, Any]:
 
 def _same(a: Any, b: Any) -> bool:
     """Equal as authored: 22.5 and 22.50 differ, as do 1 and 1.0, or true and 1."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is type(b) and kind in _EQUAL_AS_WRITTEN:
+        return bool(a == b)
     if a is ABSENT or b is ABSENT:
-        return a is b
+        return False
     return _as_written(a) == _as_written(b)
+
+
+_EQUAL_AS_WRITTEN = frozenset({str, int, bool})  # exactly these types: equal values, equal JSON text
 
 
 def _as_written(value: Any) -> str:
@@ -168,22 +176,12 @@ def _mentions(export: Any) -> dict[str, list[Mention]]:
     for section, value in export.items():
         if section == "reported_results":
             continue
-        for path, entry in _objects(value, (section,)):
+        for path, entry in objects(value, (section,)):
             record_id = entry.get("source_record_id")
             if isinstance(record_id, str):
                 label = entry.get("label") or entry.get("name") or entry.get("id") or path[-1]
                 found.setdefault(record_id, []).append(Mention(pointer(path), str(label)))
     return found
-
-
-def _objects(value: Any, path: JsonPath) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
-    if isinstance(value, Mapping):
-        yield path, value
-        for key, child in value.items():
-            yield from _objects(child, path + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _objects(child, path + (index,))
 
 
 def _sources(page: Page, results: Sequence[Mapping[str, Any]]) -> tuple[SourceRef, ...]:

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .diagnostics import Problem, error, warning
-from .model import FrontMatter, JsonPath, Positions, SourceRef, dotted
+from .model import FrontMatter, JsonPath, Positions, SourceRef, dotted, objects
 from .typos import misspelling_of
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -44,23 +44,12 @@ def check_export(
     return problems
 
 
-def _walk(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, Mapping[str, Any]]]:
-    """Every object of the export with its path."""
-    if isinstance(value, dict):
-        yield path, value
-        for key, child in value.items():
-            yield from _walk(child, path + (key,))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _walk(child, path + (index,))
-
-
 def _evidence_urls(export: Mapping[str, Any], positions: Positions, sources: tuple[SourceRef, ...]) -> list[Problem]:
     by_url: dict[str, SourceRef] = {}
     for source in sources:
         by_url.setdefault(normalise_url(source.url), source)
     problems: list[Problem] = []
-    for path, obj in _walk(export):
+    for path, obj in objects(export):
         is_fact = len(path) == 2 and path[0] == "facts"
         for key in ("evidence_url", "url") if is_fact else ("evidence_url",):
             url = obj.get(key)

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
-from evidencepress.writer import remove_tree
+from evidencepress.writer import FolderWriter, remove_tree, staged_folders
 
 
 def _site(root: Path) -> Path:
@@ -121,3 +121,26 @@ def test_remove_tree_removes_a_large_tree_and_never_follows_links(tmp_path: Path
     link.symlink_to(outside)
     remove_tree(link)
     assert (outside / "keep.txt").read_text() == "mine"
+
+
+def test_staged_files_are_written_by_threads_in_order_and_errors_surface(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files handed to the writer threads: the last version of a file put twice wins, every file is
+    there at the swap, and a write's error reaches the caller with the previous tree untouched."""
+    target = tmp_path / "out"
+    journal = tmp_path / "journal.json"
+    with staged_folders([target], journal) as folders:
+        for number in range(300):  # more than MAX_PENDING: the caller waits for the threads
+            folders[target].put(f"p{number % 50}/index.html", f"version {number}".encode())
+        assert folders[target].read("p7/index.html") == b"version 257"
+    assert sorted(path.name for path in target.iterdir()) == sorted(f"p{n}" for n in range(50))
+    assert all((target / f"p{n}/index.html").read_text() == f"version {250 + n}" for n in range(50))
+
+    def refuse(self: FolderWriter, rel: str, chunks: object) -> int:
+        raise OSError(28, "No space left on device", rel)
+
+    monkeypatch.setattr(FolderWriter, "write_chunks", refuse)
+    with pytest.raises(OSError), staged_folders([target], journal) as folders:
+        folders[target].put("new.html", b"x")
+    assert (target / "p7/index.html").read_text() == "version 257"
+    assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []  # nothing staged is left

@@ -24,8 +24,9 @@ import json
 import os
 import shutil
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -35,6 +36,8 @@ Checkpoint = Callable[[str], None]
 
 JOURNAL_VERSION = 1
 REMOVE_THREADS = 4
+WRITE_THREADS = 2  # file creation is kernel time: threads overlap it with rendering
+MAX_PENDING = 64  # files handed to the writer threads and not yet written
 REMOVE_ALONE = 256  # entries below which one thread removes a tree
 
 
@@ -99,8 +102,12 @@ class FolderWriter:
 class StagedFolder:
     """The new tree of one target, written file by file into a hidden sibling until the swap.
 
-    ``put`` writes at once, so a large site is never held in memory whole; ``read`` gives a
-    file back (from the target once the swap is done).
+    ``put`` hands the file to a writer thread, so a large site is never held in memory whole
+    and the renderer does not wait for the file system (creating a file costs more time in the
+    kernel than rendering a small page); at most MAX_PENDING files wait. ``put_chunks`` writes
+    in the caller's thread (its chunks are made as they are written). ``read`` gives a file
+    back (from the target once the swap is done). ``swap`` and ``close`` wait for every write:
+    a write's error is raised there, or by a later ``put``.
     """
 
     def __init__(self, target: Path, checkpoint: Checkpoint) -> None:
@@ -111,20 +118,49 @@ class StagedFolder:
         self.swapped = False
         self._checkpoint = checkpoint
         self._files = FolderWriter(self.path)
+        self._threads: ThreadPoolExecutor | None = None
+        self._pending: deque[Future[int]] = deque()
 
     def put(self, rel: str, data: bytes) -> None:
-        self.put_chunks(rel, (data,))
+        self._first(rel)
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="write")
+        self._pending.append(self._threads.submit(self._files.write_chunks, rel, (data,)))
+        self.sizes[rel] = len(data)
+        while len(self._pending) > MAX_PENDING:
+            self._pending.popleft().result()
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
-        size = self._files.write_chunks(rel, chunks)
+        self._first(rel)
+        self.sizes[rel] = self._files.write_chunks(rel, chunks)
+
+    def _first(self, rel: str) -> None:
         if not self.sizes:
             self._checkpoint(f"staging {self.target.name}")
-        self.sizes[rel] = size
+        if rel in self.sizes:
+            self.wait()  # a file put again: the last version wins, as written in order
 
     def read(self, rel: str) -> bytes:
+        self.wait()
         return ((self.target if self.swapped else self.path) / rel).read_bytes()
 
+    def wait(self) -> None:
+        """Every file put so far is written (or its error raised)."""
+        while self._pending:
+            self._pending.popleft().result()
+
+    def close(self) -> None:
+        """Wait for the writes and end the threads, raising the first write error."""
+        try:
+            self.wait()
+        finally:
+            if self._threads is not None:
+                self._threads.shutdown(wait=True, cancel_futures=True)
+                self._threads = None
+            self._pending.clear()
+
     def swap(self) -> Swap:
+        self.close()
         self.path.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
         self._checkpoint(f"staged {self.target.name}")
         return Swap(self.target, self.path, self.path.stat().st_ino)
@@ -149,6 +185,8 @@ def staged_folders(targets: Sequence[Path], journal: Path,
         swaps = [folders[target].swap() for target in sorted(folders)]
     except BaseException:
         for folder in folders.values():
+            with contextlib.suppress(OSError):
+                folder.close()  # no thread writes into the tree while it is removed
             remove_tree(folder.path)
         raise
     _swap_in(swaps, journal, checkpoint)

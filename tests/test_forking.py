@@ -18,7 +18,8 @@ from sitekit import many_pages
 from evidencepress import forking
 from evidencepress.cache import Store
 from evidencepress.cli import main
-from evidencepress.forking import HEARTBEAT_THREAD, WRITING, fork_is_safe, ordered_map
+from evidencepress.forking import HEARTBEAT_THREAD, WRITER_THREADS, WRITING, fork_is_safe, ordered_map
+from evidencepress.writer import staged_folders
 from evidencepress.pagecache import load_page, save_page
 from evidencepress.pagepool import validate_source, validate_sources
 from evidencepress.schemas import load_schemas, schema_folder
@@ -117,12 +118,18 @@ def test_a_template_error_met_in_a_worker_names_its_template_line(tmp_path: Path
         assert not (root / "_site").exists()
 
 
-def test_fork_is_safe_beside_the_heartbeat_only() -> None:
+def test_fork_is_safe_beside_the_heartbeat_and_the_writer_only(tmp_path: Path, two_cores: None) -> None:
     assert fork_is_safe()
     with running_thread(HEARTBEAT_THREAD):
         assert fork_is_safe()
     with running_thread("a dev server thread"):
         assert not fork_is_safe()
+    with staged_folders([tmp_path / "out"], tmp_path / "journal.json") as folders:
+        folders[tmp_path / "out"].put("a.html", b"a")  # the writer's threads now run
+        assert any(t.name.startswith(WRITER_THREADS) for t in threading.enumerate())
+        assert fork_is_safe()
+        pids = set(ordered_map(lambda _: os.getpid(), list(range(64)), jobs=2, min_per_worker=8))
+        assert PARENT not in pids  # pages put after the first file are still rendered in workers
 
 
 def test_lean_workers_are_not_children_of_this_process() -> None:

@@ -2,11 +2,12 @@
 
 Forked workers start at once with everything imported (matplotlib, the
 compiled schemas), but forking while another thread holds a lock would leave
-that lock held forever in the child. The only thread a build runs besides
-its own is the progress heartbeat (a log line every few seconds): it writes
+that lock held forever in the child. A build runs two kinds of threads besides
+its own: the progress heartbeat (a log line every few seconds), which writes
 under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
-child starts with a write half done. Any other thread (the dev server's)
-keeps the work in this process. Chart drawing, which needs little of this
+child starts with a write half done; and the writer's threads, which only
+create and write files of a staged output folder, which no child touches. Any
+other thread (the dev server's) keeps the work in this process. Chart drawing, which needs little of this
 process's memory but a lot of its own, runs in ``drawing_context`` workers:
 forked while this process is small, else started from a small server.
 
@@ -30,6 +31,7 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 HEARTBEAT_THREAD = "evidencepress-progress"
+WRITER_THREADS = "evidencepress-write"  # the prefix of the writer's thread names
 # Below this, a forked drawing worker starts faster than a server can import matplotlib; above it
 # (the pages of a large site), forked workers copied most of this process (1 GB each at 5,000 pages).
 FORK_BELOW_BYTES = 200 * 2**20  # the example site builds in ~110 MB; 1,000 articles pass 200 MB before drawing
@@ -40,11 +42,12 @@ if hasattr(os, "register_at_fork"):
 
 
 def fork_is_safe() -> bool:
-    """Fork is available (POSIX) and no thread but the heartbeat runs beside this one."""
+    """Fork is available (POSIX) and no thread but the heartbeat and the writer's runs beside this one."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    return threading.current_thread() is threading.main_thread() and all(t.name == HEARTBEAT_THREAD for t in others)
+    return threading.current_thread() is threading.main_thread() and all(
+        t.name == HEARTBEAT_THREAD or t.name.startswith(WRITER_THREADS + "_") for t in others)
 
 
 def drawing_context(preload: Sequence[str] = ()) -> BaseContext:

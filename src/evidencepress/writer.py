@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from .forking import WRITER_THREADS
+
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
 Checkpoint = Callable[[str], None]
 
@@ -124,7 +126,7 @@ class StagedFolder:
     def put(self, rel: str, data: bytes) -> None:
         self._first(rel)
         if self._threads is None:
-            self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix="write")
+            self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix=WRITER_THREADS)
         self._pending.append(self._threads.submit(self._files.write_chunks, rel, (data,)))
         self.sizes[rel] = len(data)
         while len(self._pending) > MAX_PENDING:

@@ -19,11 +19,11 @@ from evidencepress import forking
 from evidencepress.cache import Store
 from evidencepress.cli import main
 from evidencepress.forking import HEARTBEAT_THREAD, WRITER_THREADS, WRITING, fork_is_safe, ordered_map
-from evidencepress.writer import staged_folders
 from evidencepress.pagecache import load_page, save_page
 from evidencepress.pagepool import validate_source, validate_sources
 from evidencepress.schemas import load_schemas, schema_folder
 from evidencepress.sources import read_content
+from evidencepress.writer import staged_folders
 
 PARENT = os.getpid()
 

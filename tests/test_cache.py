@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from sitekit import article, export, make_site, many_pages, result, tree
 
 from evidencepress.build import build_site, plan_site
-from evidencepress.cache import Store, key_of, prune
+from evidencepress.cache import Store, key_of, prune, prune_caches, prune_store
 from evidencepress.options import BuildOptions
 
 
@@ -22,9 +25,9 @@ def _outcome(root: Path) -> tuple[list[str], list[str]]:
 def test_a_cached_page_is_the_page_and_an_edit_is_seen(tmp_path: Path) -> None:
     root = make_site(tmp_path, {"guides/a.md": article("First", export_doc=export(result(unit="tok/s")))})
     cold = _outcome(root)
-    assert not (root / ".cache" / "pages").exists(), "planning alone wrote the cache"
+    assert not (root / ".cache" / "pages.sqlite").exists(), "planning alone wrote the cache"
     build_site(BuildOptions(root=root, jobs=1))
-    assert list((root / ".cache" / "pages").rglob("*")), "the page cache was not written"
+    assert _entries(root / ".cache" / "pages.sqlite") == 1, "the page cache was not written"
     assert _outcome(root) == cold  # read back: same page, same warnings
     (root / "content/guides/a.md").write_text(article("Second", export_doc=export(result())))
     titles, problems = _outcome(root)
@@ -42,14 +45,61 @@ def test_cached_and_uncached_builds_are_byte_identical(tmp_path: Path) -> None:
 
 
 def test_a_damaged_entry_is_a_miss(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    key = key_of("x")
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    key, other = key_of("x"), key_of("y")
     store.save(key, {"value": 1})
+    store.save(other, {"value": 2})
     store.commit()
-    assert Store(tmp_path).load(key) == {"value": 1}
-    (tmp_path / key[:2] / key).write_bytes(b"\x80\x05garbage")
-    assert Store(tmp_path).load(key) is None
+    assert Store(path).load(key) == {"value": 1}
+    with _database(path) as db:
+        db.execute("UPDATE blobs SET data = ? WHERE key = ?", (b"\x80\x05garbage", key))
+    assert Store(path).load(key) is None
+    assert Store(path).load(other) == {"value": 2}
     assert Store(None).load(key) is None
+
+
+def test_a_damaged_database_is_a_miss_and_the_next_commit_replaces_it(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.save(key_of("x"), {"value": 1})
+    store.commit()
+    path.write_bytes(b"not a database, " * 5_000)
+    damaged = Store(path)
+    assert not damaged.has(key_of("x")) and damaged.load(key_of("x")) is None
+    assert path.read_bytes() == b"not a database, " * 5_000, "reading changed the file"
+    damaged.save(key_of("y"), {"value": 2})
+    damaged.commit()
+    assert Store(path).load(key_of("y")) == {"value": 2} and _entries(path) == 1
+    damaged.save(key_of("z"), {"value": 3})  # the same store goes on with the new database
+    damaged.commit()
+    assert _entries(path) == 2
+
+
+def test_a_build_over_damaged_databases_succeeds_and_caches_again(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress import outputs
+
+    rendered: list[str] = []
+    render_article, render_record = outputs.render_article, outputs.render_record
+    monkeypatch.setattr(outputs, "render_article", lambda env, page, *rest: rendered.append(page.url)
+                        or render_article(env, page, *rest))
+    monkeypatch.setattr(outputs, "render_record", lambda env, record, ctx: rendered.append(record.id)
+                        or render_record(env, record, ctx))
+    root = many_pages(tmp_path / "site", 3)  # 3 articles citing 3 records
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    built = tree(root / "_site")
+    for name in ("pages.sqlite", "rendered.sqlite"):
+        (root / ".cache" / name).write_bytes(b"\x00garbage" * 30_000)
+    rendered.clear()
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert len(rendered) == 6, "the damaged cache was read as if it held entries"
+    assert tree(root / "_site") == built
+    assert (_entries(root / ".cache/pages.sqlite"), _entries(root / ".cache/rendered.sqlite")) == (3, 6)
+    rendered.clear()
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert rendered == [], "the new databases were not read back"
+    assert tree(root / "_site") == built
 
 
 def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
@@ -61,6 +111,19 @@ def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
     assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 1
     assert sorted(p.name for p in root.iterdir()) == ["content", "site.toml"]
+    (root / ".cache").mkdir()  # as the chart cache leaves it: reading the caches creates no database there
+    assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
+    assert list((root / ".cache").iterdir()) == []
+    (root / "content/guides/b.md").write_text(article("B"))
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
+    cache = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in (root / ".cache").glob("*.sqlite")}
+    assert sorted(cache) == ["pages.sqlite", "rendered.sqlite"] and _entries(root / ".cache/pages.sqlite") == 2
+    (root / "content/guides/c.md").write_text(article("C"))  # a new entry, and entries read back: nothing written
+    (root / "content/guides/b.md").write_text(article("B", "[x](/nowhere/)"))
+    assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 1
+    assert {path.name: (path.read_bytes(), path.stat().st_mtime_ns)
+            for path in (root / ".cache").glob("*.sqlite*")} == cache
 
 
 def test_prune_keeps_the_most_recently_used_within_the_bound(tmp_path: Path) -> None:
@@ -71,6 +134,66 @@ def test_prune_keeps_the_most_recently_used_within_the_bound(tmp_path: Path) -> 
     assert prune(tmp_path, 2_000) == 0
     removed = prune(tmp_path, 500)
     assert removed == 7 and sorted(p.name for p in tmp_path.iterdir()) == ["entry-7", "entry-8", "entry-9"]
+
+
+def test_prune_store_removes_the_least_recently_used_of_the_entries_the_build_did_not_use(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    for index in range(10):
+        store.save_pickled(f"entry-{index}", b"x" * 1_000)
+    store.save_pickled("big", b"x" * 2_000_000)
+    store.commit()
+    with _database(path) as db:
+        db.executemany("UPDATE entries SET used = ? WHERE key = ?",
+                       [(1_000_000 + index, f"entry-{index}") for index in range(10)] + [(1_000_020, "big")])
+    size = path.stat().st_size
+    assert prune_store(path, 3_000_000) == 0 and prune_store(path, 2_000_000, used_since=1_000_020) == 0
+    assert prune_store(path, 4_000, used_since=1_000_005) == 2  # 5,000 old bytes pruned to 3,000: the used stay
+    assert _keys(path) == ["big"] + [f"entry-{index}" for index in range(2, 10)] and _entries(path) == 9
+    assert prune_store(path, 1_000_000) == 9  # the big one used last: the others go first, then it
+    assert _entries(path) == 0 and path.stat().st_size < size - 1_900_000, "the file did not shrink"
+    assert prune_store(tmp_path / "missing.sqlite", 0) == 0 and not (tmp_path / "missing.sqlite").exists()
+
+
+def test_an_entry_read_back_is_marked_used_when_the_build_commits(tmp_path: Path) -> None:
+    import time
+
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    for name in ("read", "not read"):
+        store.save(name, name)
+    store.commit()
+    with _database(path) as db:
+        db.execute("UPDATE entries SET used = 1000")
+    started = time.time()
+    store = Store(path)
+    assert store.load("read") == "read" and store.has("not read")
+    assert _used(path) == {"read": 1000, "not read": 1000}, "reading wrote"
+    store.commit()
+    used = _used(path)
+    assert used["read"] >= started and used["not read"] == 1000
+
+
+def _used(path: Path) -> dict[str, float]:
+    with _database(path) as db:
+        return dict(db.execute("SELECT key, used FROM entries"))
+
+
+def _keys(path: Path) -> list[str]:
+    with _database(path) as db:
+        return [key for key, in db.execute("SELECT key FROM entries ORDER BY key")]
+
+
+def test_prune_caches_removes_the_folders_of_earlier_versions(tmp_path: Path) -> None:
+    for name in ("pages", "rendered", "charts"):
+        (tmp_path / name / "ab").mkdir(parents=True)
+        (tmp_path / name / "ab" / "abcd").write_bytes(b"entry")
+    store = Store(tmp_path / "pages.sqlite")
+    store.save("key", "value")
+    store.commit()
+    prune_caches(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["charts", "pages.sqlite"]
+    assert (tmp_path / "charts/ab/abcd").is_file() and Store(tmp_path / "pages.sqlite").load("key") == "value"
 
 
 def test_prune_never_removes_what_the_build_used(tmp_path: Path) -> None:
@@ -94,12 +217,29 @@ def test_a_site_larger_than_the_cache_bound_keeps_every_page_it_rendered(tmp_pat
     monkeypatch.setattr(cache, "BOUNDS", dict.fromkeys(cache.BOUNDS, 1_000))  # far below one build's entries
     root = many_pages(tmp_path / "site", 12)
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
-    assert _entries(root / ".cache/rendered") == 12 + 7  # the articles and their 7 record pages
-    assert _entries(root / ".cache/pages") == 12
+    assert _entries(root / ".cache/rendered.sqlite") == 12 + 7  # the articles and their 7 record pages
+    assert _entries(root / ".cache/pages.sqlite") == 12
 
 
-def _entries(folder: Path) -> int:
-    return len([path for path in folder.rglob("*") if path.is_file()])
+def _entries(path: Path) -> int:
+    """The number of entries in the cache database at ``path`` (each a value, its size and use time)."""
+    with _database(path) as db:
+        (values, entries), = db.execute("SELECT (SELECT count(*) FROM blobs), (SELECT count(*) FROM entries)")
+    assert values == entries
+    return int(values)
+
+
+@contextlib.contextmanager
+def _database(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to the cache database at ``path``, committed and closed on leaving (sqlite3's own
+    context manager leaves it open)."""
+    assert path.is_file(), f"{path} does not exist"
+    db = sqlite3.connect(path)
+    try:
+        yield db
+        db.commit()
+    finally:
+        db.close()
 
 
 def test_a_schema_edit_invalidates_cached_pages(tmp_path: Path) -> None:
@@ -174,7 +314,7 @@ def test_rendered_articles_follow_their_record_prose_and_the_templates(tmp_path:
 
     root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
-    assert list((root / ".cache" / "rendered").rglob("*")), "rendered articles were not cached"
+    assert _entries(root / ".cache" / "rendered.sqlite") == 2 + 1, "rendered articles were not cached"
     prose = root / "content" / "community" / "example-record.md"
     prose.parent.mkdir()
     prose.write_text('---\ntitle: "A record with a name"\n---\n\nWhat the record is.\n')
@@ -202,19 +342,100 @@ def test_a_cached_build_equals_a_fresh_one_after_an_edit(tmp_path: Path) -> None
 
 def test_commit_writes_each_later_value_before_it_asks_for_the_next(tmp_path: Path) -> None:
     """A build's rendered files are saved at commit: one at a time, never all held pickled."""
-    store = Store(tmp_path)
-    on_disk_when_asked: list[int] = []
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    inserted_when_asked: list[int] = []
 
     def value(number: int) -> dict[str, int]:
-        on_disk_when_asked.append(sum(1 for p in tmp_path.rglob("*") if p.is_file()))
+        assert store._db is not None
+        (count,), = store._db.execute("SELECT count(*) FROM blobs").fetchall()  # in the commit's transaction
+        inserted_when_asked.append(count)
         return {"number": number}
 
     keys = [key_of(f"entry {number}") for number in range(3)]
     for number, key in enumerate(keys):
         store.save_later(key, lambda number=number: value(number))
     store.commit()
-    assert on_disk_when_asked == [0, 1, 2]
-    assert [Store(tmp_path).load(key) for key in keys] == [{"number": 0}, {"number": 1}, {"number": 2}]
+    assert inserted_when_asked == [0, 1, 2]
+    assert [Store(path).load(key) for key in keys] == [{"number": 0}, {"number": 1}, {"number": 2}]
+    assert _entries(path) == 3
+
+
+def test_a_commit_that_fails_midway_leaves_the_database_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.save(key_of("old"), "old value")
+    store.commit()
+    before = path.read_bytes()
+
+    def fails() -> bytes:
+        raise ValueError("the output went away")
+
+    store.save(key_of("new"), "new value")
+    store.save_later(key_of("a"), lambda: b"a" * 100_000)
+    store.save_later(key_of("b"), fails)
+    with pytest.raises(ValueError, match="went away"):
+        store.commit()
+    assert path.read_bytes() == before and _entries(path) == 1
+    store.save(key_of("next"), "next value")  # the store goes on
+    store.commit()
+    assert [Store(path).load(key_of(name)) for name in ("old", "new", "a", "next")] == [
+        "old value", None, None, "next value"]
+
+
+def test_a_database_locked_by_another_process_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A serve and a build of one site: one waits for the other's commit, and past BUSY_SECONDS
+    gives up (a miss, a commit not written), then goes on once the lock is gone."""
+    from evidencepress import cache
+
+    monkeypatch.setattr(cache, "BUSY_SECONDS", 0.05)
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.save("old", "old value")
+    store.commit()
+    store.close()
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        store.save("new", "new value")
+        assert store.load("old") is None  # waited, then missed
+        store.commit()  # waited, then gave up
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    assert Store(path).load("new") is None and store.load("old") == "old value"
+    store.save("new", "new value")
+    store.commit()
+    assert Store(path).load("new") == "new value"
+
+
+KILLED_MIDWAY = """
+import os, signal, sys
+from pathlib import Path
+from evidencepress.cache import Store
+
+store = Store(Path(sys.argv[1]))
+for number in range(8):  # 32 MB: past SQLite's page cache, so that pages are written before the end
+    store.save_later(f"{number:02d}", lambda number=number: os.urandom(4 << 20))
+store.save_later("99", lambda: os.kill(os.getpid(), signal.SIGKILL))
+store.commit()
+"""
+
+
+def test_a_build_killed_while_it_commits_leaves_the_previous_database(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.save("old", "old value")
+    store.commit()
+    store.close()
+    done = subprocess.run([sys.executable, "-c", KILLED_MIDWAY, str(path)], capture_output=True, check=False)
+    assert done.returncode == -9, done.stderr
+    assert Path(f"{path}-journal").is_file() and path.stat().st_size > 30 << 20, "nothing was half written"
+    assert Store(path).load("old") == "old value"  # the journal is played back
+    assert _entries(path) == 1 and not Path(f"{path}-journal").exists()
 
 
 def test_record_pages_are_rendered_again_only_when_what_they_show_changed(

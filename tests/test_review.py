@@ -206,7 +206,7 @@ def test_a_dirty_working_tree_is_head_and_nothing_is_written_into_the_repository
     first = git(repo, "rev-parse", "HEAD")
     second_revision(repo)  # uncommitted; c.md is untracked
     assert CliRunner().invoke(main, ["build", "--root", str(repo), "--jobs", "1"]).exit_code == 0  # fills .cache/
-    assert (repo / ".cache/charts").is_dir() and (repo / ".cache/pages").is_dir()
+    assert (repo / ".cache/charts").is_dir() and (repo / ".cache/pages.sqlite").is_file()
     before = everything(repo)
     status = git(repo, "status", "--porcelain", "--ignored", "--untracked-files=all")
     outcome = diff(repo, "HEAD")

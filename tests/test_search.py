@@ -19,7 +19,7 @@ from sitekit import CHART, article, export, make_site, many_pages, result, tree
 
 from evidencepress.cli import main
 from evidencepress.render import DEFAULT_TEMPLATES
-from evidencepress.search import _unpack, build_search_index, canonical_bundle, without_drawings
+from evidencepress.search import _unpack, build_search_index, canonical_bundle, what_pagefind_reads
 
 
 def build(root: Path, *args: str) -> tuple[int, str]:
@@ -222,25 +222,37 @@ def test_an_error_reply_of_the_pagefind_service_is_the_warning(tmp_path: Path, m
     assert "pagefind: warning: search index not built: Pagefind: Error parsing file [search]" in output
 
 
-def test_chart_drawings_are_left_out_of_what_pagefind_reads_with_the_same_bundle(
+def test_drawings_and_ignored_tables_are_left_out_of_what_pagefind_reads_with_the_same_bundle(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pagefind excludes ``figure svg``; the drawings are dropped before a page is sent instead."""
+    """Pagefind excludes ``figure svg`` and ignores a record page's result tables; both are dropped
+    before a page is sent instead, and the bundle is the one Pagefind makes of the whole pages."""
     root = make_site(tmp_path / "site", {"guides/a.md": article(
         "Decode on two runs", "The unusual word zeppelin appears here.\n" + CHART,
         export(result("Run one", 30.5), result("Run two", 40.25)))})
     code, output = build(root)
     assert code == 0, output
     html = (root / "_site/guides/a/index.html").read_bytes()
-    stripped = without_drawings(html)
+    stripped = what_pagefind_reads(html)
     assert html.count(b"<svg") == 2 and stripped.count(b"<svg") == 0
     assert stripped.count(b'<div class="chart-drawing') == 2 and b"Values plotted in this chart" in stripped
+    record = next((root / "_site/community").glob("*/index.html")).read_bytes()
+    assert record.count(b"<table") == 1 and what_pagefind_reads(record).count(b"<table") == 0
+    assert b"Run one" in record and b"Run one" not in what_pagefind_reads(record)
     site = root / "_site"
     pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*.html")
              if b"data-pagefind-body" in p.read_bytes()}
     from evidencepress import search
 
-    monkeypatch.setattr(search, "without_drawings", lambda page: page)  # Pagefind reads the drawings too
+    monkeypatch.setattr(search, "what_pagefind_reads", lambda page: page)  # Pagefind reads everything
     assert tree(site / "pagefind") == build_search_index(pages, "en").files
+
+
+def test_an_ignored_table_holding_a_pagefind_attribute_is_kept() -> None:
+    table = (b'<div class="table-scroll" role="region" data-pagefind-ignore>\n<table><tr><td>1</td></tr></table>\n</div>')
+    assert what_pagefind_reads(b"<main>" + table + b"</main>") == (
+        b'<main><div class="table-scroll" role="region" data-pagefind-ignore></div></main>')
+    tagged = table.replace(b"<td>1", b'<td data-pagefind-filter="engine">1')
+    assert what_pagefind_reads(tagged) == tagged
 
 
 def test_pages_are_not_queued_once_pagefind_has_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -44,6 +44,10 @@ from .pagefind_service import GET_FILES, PagefindService
 TIMEOUT_SECONDS = 300
 # The drawing inside each chart's container, as figure.html and charts/svg.py write it.
 _DRAWING = re.compile(rb'(<div class="chart-drawing[^"<>]*">)<svg\b.*?</svg>\n?(</div>)', re.DOTALL)
+# A table the index ignores, as record.html writes each citing article's results (thousands of rows
+# on a record that many articles cite). Cell text is escaped: no "</table>" inside.
+_IGNORED_TABLE = re.compile(rb'(<div class="table-scroll"[^<>]*\bdata-pagefind-ignore>)\s*<table\b.*?</table>\s*(</div>)',
+                            re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ class PagefindRun:
                 self._service = PagefindService(_binary(), {"force_language": self.language.split("-")[0].lower(),
                                                             "exclude_selectors": ["figure svg"]})
             self._service.send({"type": "AddFile", "index_id": 0, "file_path": rel,
-                                "file_contents": without_drawings(data).decode("utf-8")})
+                                "file_contents": what_pagefind_reads(data).decode("utf-8")})
         except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
             self._failure = exc
 
@@ -151,10 +155,18 @@ def search_run(indexer: SearchIndexer | None, language: str) -> PagefindRun | In
     return PagefindRun(language) if indexer is None else IndexerRun(indexer, language)
 
 
-def without_drawings(html: bytes) -> bytes:
-    """The page without its inline chart drawings, which the index excludes (``figure svg``)
-    anyway: Pagefind then parses half as much of a page with two charts (same bundle, tested)."""
-    return _DRAWING.sub(rb"\1\2", html)
+def what_pagefind_reads(html: bytes) -> bytes:
+    """The page without what the index leaves out anyway, which Pagefind would parse for nothing:
+    inline chart drawings (excluded as ``figure svg``: half of a page with two charts) and tables
+    marked ``data-pagefind-ignore`` that hold no other Pagefind attribute (most of a record page
+    that many articles cite). The bundle is the same (tested)."""
+    return _IGNORED_TABLE.sub(_emptied_table, _DRAWING.sub(rb"\1\2", html))
+
+
+def _emptied_table(found: re.Match[bytes]) -> bytes:
+    if b"data-pagefind-" in found.group(0)[len(found.group(1)):]:
+        return found.group(0)  # a filter, sort or meta inside counts even where the text is ignored
+    return found.group(1) + found.group(2)
 
 
 def _binary() -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import pickle
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import article, export, make_site, result, tree
@@ -83,6 +84,20 @@ def test_the_fast_one_line_writer_equals_the_reference_writer(value: object) -> 
         parts: list[str] = []
         jsontext._write(value, parts, jsontext._Layout(None, *separators, False, None), 0)
         assert jsontext.dumps(value, indent=None, separators=separators) == "".join(parts)
+
+
+def test_the_one_line_writer_without_the_c_accelerator(monkeypatch: pytest.MonkeyPatch) -> None:
+    value = {"a": [jsontext.parse_float("22.50"), 1.5, None, "é"], "b": {"c": jsontext.parse_int("-0"), "d": True}}
+    expected = '{"a": [22.50, 1.5, null, "é"], "b": {"c": -0, "d": true}}'
+    assert jsontext.dumps(value, indent=None) == expected
+    monkeypatch.setattr(jsontext, "c_make_encoder", None)
+    jsontext._encoder.cache_clear()
+    try:
+        assert jsontext.dumps(value, indent=None) == expected
+        assert jsontext.dumps(value, indent=None, separators=(",", ":"), sort_keys=True) == expected.replace(
+            ", ", ",").replace(": ", ":")
+    finally:
+        jsontext._encoder.cache_clear()
 
 
 def test_content_cannot_forge_a_placeholder() -> None:

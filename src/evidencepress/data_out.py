@@ -15,7 +15,7 @@ from typing import Any
 
 from . import jsontext
 from .config import SiteConfig
-from .dataset import ResultTable, batches, csv_bytes, csv_cell, csv_chunks, json_rows
+from .dataset import ResultTable, batches, csv_bytes, csv_chunks, json_rows
 from .model import Page
 from .site import DATA_URL, SiteIndex
 
@@ -60,7 +60,7 @@ def results_script(index: SiteIndex) -> Iterator[bytes]:
     yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
     lead = ""
     for batch in batches(index.results.rows):
-        cells = [[None if value is None else csv_cell(value) for value in row.values] for row in batch]
+        cells = [row.texts for row in batch]
         yield _script_text(lead + json.dumps(cells, ensure_ascii=False)[1:-1])  # the rows, without the brackets
         lead = ", "
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}

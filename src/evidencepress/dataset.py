@@ -54,9 +54,15 @@ class ResultRow:
         return self.values[self.columns.index(column)] if column in self.columns else None
 
     @functools.cached_property
+    def texts(self) -> tuple[str | None, ...]:
+        """Each value as the text of a CSV cell, None for null (made once, for the CSV files and the
+        explorer's rows)."""
+        return tuple(None if value is None else csv_cell(value) for value in self.values)
+
+    @functools.cached_property
     def csv_line(self) -> str:
         """The row as one RFC 4180 line (written once, shared by every CSV that holds the row)."""
-        return _csv_line([csv_cell(value) for value in self.values])
+        return _csv_line(["" if text is None else text for text in self.texts])
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,14 @@ for output. :func:`dumps` writes JSON like ``json.dumps(..., ensure_ascii=False)
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Self
+from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # None without the C accelerator
+from typing import Any, Self, cast
 
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
@@ -143,19 +145,36 @@ def _compact(value: Any, separators: tuple[str, str], sort_keys: bool) -> str:
     their literals; the placeholders carry a random token that no content can know in advance."""
     literals: list[str] = []
     marked = _marked(value, literals)
-    if not literals:
-        return json.dumps(value, ensure_ascii=False, separators=separators, sort_keys=sort_keys)
-    token = secrets.token_hex(8)
-
-    def fallback(item: Any) -> Any:
-        if isinstance(item, _Literal):
-            return f"\x00{token}:{item.index}\x00"
-        raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
-
-    text = json.dumps(marked, ensure_ascii=False, separators=separators, sort_keys=sort_keys, default=fallback)
+    text = "".join(_encoder(*separators, sort_keys)(marked, 0))
     for index, literal in enumerate(literals):
-        text = text.replace(json.dumps(f"\x00{token}:{index}\x00"), literal, 1)
+        text = text.replace(_encode_string(_placeholder(index)), literal, 1)
     return text
+
+
+_TOKEN = secrets.token_hex(8)  # drawn once per process
+
+
+def _placeholder(index: int) -> str:
+    return f"\x00{_TOKEN}:{index}\x00"
+
+
+def _fallback(item: Any) -> Any:
+    if isinstance(item, _Literal):
+        return _placeholder(item.index)
+    raise TypeError(f"Object of type {type(item).__name__} is not JSON serializable")
+
+
+@functools.cache
+def _encoder(comma: str, colon: str, sort_keys: bool) -> Callable[[Any, int], Iterable[str]]:
+    """What ``json.dumps(ensure_ascii=False, separators=(comma, colon), sort_keys=sort_keys)``
+    runs, made once: ``json.dumps`` makes it again at each call, which costs more than encoding
+    one row of a table (the site's data files encode tens of thousands)."""
+    if c_make_encoder is None:  # no C accelerator: the pure-Python encoder
+        encoder = json.JSONEncoder(ensure_ascii=False, separators=(comma, colon), sort_keys=sort_keys,
+                                   default=_fallback)
+        return lambda value, _: (encoder.encode(value),)
+    return cast(Callable[[Any, int], Iterable[str]],
+                c_make_encoder(None, _fallback, _encode_string, None, colon, comma, sort_keys, False, True))
 
 
 def _marked(value: Any, literals: list[str]) -> Any:

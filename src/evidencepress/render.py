@@ -92,6 +92,7 @@ def create_environment(folder: Path) -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=False,
+        auto_reload=False,  # one environment per build: no stat of each template at each use
     )
     env.filters["authored"] = as_authored
     return env

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
-from evidencepress.writer import FolderWriter, remove_tree, staged_folders
+from evidencepress.writer import FolderWriter, remove_tree, staged_folders, write_trees
 
 
 def _site(root: Path) -> Path:
@@ -144,3 +144,26 @@ def test_staged_files_are_written_by_threads_in_order_and_errors_surface(tmp_pat
         folders[target].put("new.html", b"x")
     assert (target / "p7/index.html").read_text() == "version 257"
     assert [path.name for path in tmp_path.iterdir() if path.name.startswith(".")] == []  # nothing staged is left
+
+
+def test_unchanged_files_are_linked_from_the_previous_tree(tmp_path: Path) -> None:
+    """A rebuild links each file whose bytes are unchanged (same inode, same modification time),
+    writes the others anew, and never links what is not a regular file of the previous tree."""
+    target = tmp_path / "out"
+    journal = tmp_path / "journal.json"
+    write_trees({target: {"same.html": b"same", "changed.html": b"old", "grown.html": b"ab", "link.html": b"x"}},
+                journal)
+    outside = tmp_path / "outside.html"
+    outside.write_bytes(b"x")
+    (target / "link.html").unlink()
+    (target / "link.html").symlink_to(outside)
+    before = {name: (target / name).lstat() for name in ("same.html", "changed.html", "grown.html")}
+    write_trees({target: {"same.html": b"same", "changed.html": b"new", "grown.html": b"abc", "link.html": b"x"}},
+                journal)
+    after = {name: (target / name).lstat() for name in ("same.html", "changed.html", "grown.html", "link.html")}
+    assert after["same.html"].st_ino == before["same.html"].st_ino
+    assert after["same.html"].st_mtime_ns == before["same.html"].st_mtime_ns
+    assert after["changed.html"].st_ino != before["changed.html"].st_ino
+    assert (target / "changed.html").read_bytes() == b"new" and (target / "grown.html").read_bytes() == b"abc"
+    assert not (target / "link.html").is_symlink() and after["link.html"].st_ino != outside.stat().st_ino
+    assert outside.stat().st_nlink == 1

@@ -53,10 +53,10 @@ class ResultRow:
     def get(self, column: str) -> Any:
         return self.values[self.columns.index(column)] if column in self.columns else None
 
-    @functools.cached_property
+    @property
     def texts(self) -> tuple[str | None, ...]:
-        """Each value as the text of a CSV cell, None for null (made once, for the CSV files and the
-        explorer's rows)."""
+        """Each value as the text of a CSV cell, None for null (not kept: a site of thousands of
+        results would hold every cell twice)."""
         return tuple(None if value is None else csv_cell(value) for value in self.values)
 
     @functools.cached_property

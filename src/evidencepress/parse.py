@@ -10,8 +10,9 @@ the Markdown tokenizer does not need them: a fence that opens at column 0
 after a blank line (it can only be a fence of the document) has its body
 lines left out of the text markdown-it tokenizes, and the line numbers of the
 tokens are then put back as in the file. This spares markdown-it a walk over
-every line of a large export. When the tokens do not show the fence exactly
-where the scan found it, the body is tokenized again as written.
+every line of a large export; the tokens of those fences hold no content (the
+fence's body as written is in its ``Fence``). When the tokens do not show the
+fence exactly where the scan found it, the body is tokenized again as written.
 """
 
 from __future__ import annotations
@@ -97,10 +98,10 @@ def _tokenize(lines: list[str]) -> tuple[list[Token], list[tuple[Token, str]]]:
         _put_back_lines(tokens, left_out)
         found = _data_fences(tokens)
         if {(t.map[0], t.map[1]) for t, _ in found if t.map} >= set(spans):
+            # The fence tokens keep no content (a page's tokens are held for the whole build):
+            # the body as written goes with each fence.
             contents = {start: "".join(line + "\n" for line in lines[start + 1 : end - 1]) for start, end in spans}
-            for token, _ in found:
-                token.content = contents.get(token.map[0], token.content) if token.map else token.content
-            return tokens, [(token, token.content) for token, _ in found]
+            return tokens, [(t, contents.get(t.map[0], t.content) if t.map else t.content) for t, _ in found]
     tokens = tokenize("\n".join(lines))
     return tokens, _data_fences(tokens)
 

@@ -241,6 +241,23 @@ def test_every_page_fits_a_phone_without_sideways_scrolling(browser: Any, server
         phone.close()
 
 
+def test_on_a_phone_search_results_follow_the_filters_without_a_gap(browser: Any, server: str) -> None:
+    """Pagefind's drawer gap is also its row gap: once the results wrap under the filters, they
+    started 54 px lower than the filters' own spacing."""
+    phone = Visit(browser, width=375)
+    try:
+        page = phone.open(server + "search/?q=decode")
+        page.locator(".pagefind-ui__result-link").first.wait_for(timeout=15000)
+        filters = page.locator(".pagefind-ui__filter-panel").bounding_box()
+        results = page.locator(".pagefind-ui__results-area").bounding_box()
+        assert filters is not None and results is not None
+        assert results["x"] == filters["x"], "the results are not under the filters"
+        assert 0 <= results["y"] - (filters["y"] + filters["height"]) <= 24
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_dark_mode_colours_the_page(browser: Any, server: str) -> None:
     dark = Visit(browser, scheme="dark")
     try:

@@ -7,9 +7,10 @@ its own: the progress heartbeat (a log line every few seconds), which writes
 under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
 child starts with a write half done; and the writer's threads, which only
 create and write files of a staged output folder, which no child touches. Any
-other thread (the dev server's) keeps the work in this process. Chart drawing, which needs little of this
-process's memory but a lot of its own, runs in ``drawing_context`` workers:
-forked while this process is small, else started from a small server.
+other thread (the dev server's) keeps the work in this process. Chart drawing,
+which needs little of this process's memory but a lot of its own, runs in
+``drawing_context`` workers: forked while this process is small, else started
+from a small server.
 
 ``ordered_map`` spreads work over worker processes (the pages of a large
 site to validate and render, forked; charts to draw, in ``drawing_context``);

@@ -74,6 +74,26 @@ def test_a_record_page_shows_every_result_of_every_citing_article(built: dict[st
     assert "data-pagefind-body" in html
 
 
+def test_a_record_page_names_each_source_document_by_its_path() -> None:
+    """Two files of one commit must not read as the same source twice (publisher and revision alike)."""
+    from evidencepress.model import SourceRef
+
+    commit = "89abcdef0123456789abcdef0123456789abcdef"
+    def named(url: str, revision: str = commit) -> str:
+        return SourceRef("example", url, revision, "b" * 64).document
+
+    assert named(f"https://github.com/o/r/blob/{commit}/results/a%20b.csv") == "results/a b.csv"
+    assert named(f"https://huggingface.co/o/m/blob/{commit}/README.md") == "README.md"
+    assert named("https://example.org/reports/2026/report.pdf", "2026-10-18") == "report.pdf"
+    assert named(f"https://example.org/{commit}") == commit  # the revision is the document itself
+    assert named("https://example.org/", "2026-10-18") == "example.org"
+
+
+def test_the_source_documents_of_a_citation_are_told_apart(built: dict[str, bytes]) -> None:
+    html = text(built, "community/example-record/index.html")
+    assert re.search(r'Source documents?: <a href="[^"]+">README\.md</a> \(example, revision <code>', html), html
+
+
 def test_a_null_condition_reads_not_reported_on_the_record_page(built: dict[str, bytes]) -> None:
     html = text(built, "community/example-record/index.html")
     # shared by every result: listed once; varying: a column

@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -151,6 +152,17 @@ class SourceRef:
     def pinned(self) -> bool:
         """A 7–40 hex commit that appears in the URL pins the document."""
         return bool(_COMMIT.fullmatch(self.revision)) and self.revision in self.url
+
+    @property
+    def document(self) -> str:
+        """The document's name as a reader tells it from the others of one source: its path after
+        the revision in the URL (``results/quick.csv`` of ``…/blob/<commit>/results/quick.csv``),
+        else the URL's last path segment, else its host."""
+        parts = urllib.parse.urlsplit(self.url)
+        segments = [urllib.parse.unquote(segment) for segment in parts.path.split("/") if segment]
+        if self.revision in segments[:-1]:
+            return "/".join(segments[segments.index(self.revision) + 1:])
+        return segments[-1] if segments else parts.netloc or self.url
 
     @property
     def pin_state(self) -> str:

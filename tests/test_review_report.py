@@ -8,7 +8,7 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from evidencepress.diagnostics import Location, warning
+from evidencepress.diagnostics import Location, note, warning
 from evidencepress.jsontext import AuthoredFloat, parse_float
 from evidencepress.review import NO_CHANGES, ReportOptions, json_report, markdown_report
 from evidencepress.review.bounded import Block, bounded
@@ -89,6 +89,13 @@ def test_warnings_are_matched_without_line_numbers() -> None:
     fresh, resolved = compare_warnings(old, new)
     assert [str(p.location) for p in fresh or ()] == ["content/b.md:5:1"] and resolved == 1
     assert compare_warnings(None, new) == (None, None)
+
+
+def test_a_note_is_not_a_new_warning() -> None:
+    """A draft left out is a note: a pull request that adds a draft has no new warning."""
+    draft = note(Location("content/guides/new.md"), "draft: not published", "draft")
+    assert compare_warnings([], [draft]) == ((), 0)
+    assert compare_warnings([draft], []) == ((), 0)
 
 
 HOSTILE = "<script>alert(1)</script> | *bold* [x](javascript:y) @alice </details> `tick`"

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..diagnostics import Problem, sort_problems
+from ..diagnostics import Problem, Severity, sort_problems
 from .fields import field_change, object_changes, ordered_keys, same
 from .model import ABSENT, ChartChange, ChartFile, FieldChange, PageChange, ResultChange, Review, SourceChange, Status
 from .snapshot import PageSnapshot, SiteSnapshot
@@ -164,19 +164,24 @@ def _status(in_old: bool, in_new: bool) -> Status:
 
 def compare_warnings(old: Sequence[Problem] | None, new: Sequence[Problem] | None) -> tuple[tuple[Problem, ...] | None,
                                                                                           int | None]:
-    """(problems of HEAD that BASE does not have, count of BASE's that HEAD no longer has);
-    matched without line and column, which move with every edit above them."""
+    """(warnings of HEAD that BASE does not have, count of BASE's that HEAD no longer has);
+    matched without line and column, which move with every edit above them. Notes (a draft
+    left out) inform and are not warnings."""
     if old is None or new is None:
         return None, None
-    remaining = Counter(_identity(problem) for problem in sort_problems(old))
+    remaining = Counter(_identity(problem) for problem in sort_problems(_warnings(old)))
     fresh: list[Problem] = []
-    for problem in sort_problems(new):
+    for problem in sort_problems(_warnings(new)):
         key = _identity(problem)
         if remaining[key] > 0:
             remaining[key] -= 1
         else:
             fresh.append(problem)
     return tuple(fresh), sum(remaining.values())
+
+
+def _warnings(problems: Sequence[Problem]) -> list[Problem]:
+    return [problem for problem in problems if problem.severity is not Severity.NOTE]
 
 
 def _identity(problem: Problem) -> tuple[str, str, str, str, str, str]:

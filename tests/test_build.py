@@ -285,3 +285,24 @@ def test_broken_reference_link_is_reported_at_its_definition(tmp_path: Path) -> 
     assert outcome.output.startswith(
         "content/guides/a.md:11:10: error: broken internal link /guides/missing/: no page or file at /guides/missing/ [link]"
     )
+
+
+def test_build_and_check_collect_cycles_less_often_and_restore_the_setting(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from evidencepress import build as build_module
+
+    root = make_site(tmp_path / "site", {"guides/a.md": article("A")})
+    seen: list[tuple[int, int, int]] = []
+    for name in ("build_site", "check_site"):
+        original = getattr(build_module, name)
+        monkeypatch.setattr(build_module, name,
+                            lambda *args, _original=original, **kwargs: seen.append(gc.get_threshold())
+                            or _original(*args, **kwargs))
+    before = gc.get_threshold()
+    for command in ("build", "check"):
+        assert CliRunner().invoke(main, [command, "--root", str(root), "--no-cache"] if command == "build"
+                                  else [command, "--root", str(root)]).exit_code == 0
+    assert len(seen) == 2 and all(threshold[0] > before[0] for threshold in seen)
+    assert gc.get_threshold() == before

@@ -386,9 +386,9 @@ def test_a_commit_that_fails_midway_leaves_the_database_as_it_was(tmp_path: Path
 def test_a_database_locked_by_another_process_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A serve and a build of one site: one waits for the other's commit, and past BUSY_SECONDS
     gives up (a miss, a commit not written), then goes on once the lock is gone."""
-    from evidencepress import cache
+    from evidencepress import cachestore
 
-    monkeypatch.setattr(cache, "BUSY_SECONDS", 0.05)
+    monkeypatch.setattr(cachestore, "BUSY_SECONDS", 0.05)
     path = tmp_path / "store.sqlite"
     store = Store(path)
     store.save("old", "old value")

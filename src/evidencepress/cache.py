@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import __version__
-from .cachestore import Store, prune_store
+from .cachestore import Store, evict_oldest, prune_store
 
 __all__ = [
     "BOUNDS",
@@ -113,21 +113,17 @@ def prune(folder: Path, bound: int, used_since: float | None = None) -> int:
     """Remove the least recently used files of ``folder`` until it holds at most 3/4 of ``bound``
     bytes besides those used since ``used_since`` (only when it holds more than ``bound``
     besides them). Returns the number of files removed."""
-    entries = [entry for entry in _files(folder) if used_since is None or entry[2] < used_since]
-    total = sum(size for _, size, _ in entries)
-    if total <= bound:
-        return 0
-    removed = 0
-    for path, size, _ in sorted(entries, key=lambda entry: entry[2]):
-        if total <= bound * 3 // 4:
-            break
-        try:
-            path.unlink()
-        except OSError:
-            continue
-        total -= size
-        removed += 1
-    return removed
+    entries = sorted((entry for entry in _files(folder) if used_since is None or entry[2] < used_since),
+                     key=lambda entry: entry[2])
+    return evict_oldest([(path, size) for path, size, _ in entries], bound, _unlinked)
+
+
+def _unlinked(path: Path) -> bool:
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def _files(folder: Path) -> Iterable[tuple[Path, int, float]]:

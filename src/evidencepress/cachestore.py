@@ -14,9 +14,11 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+K = TypeVar("K")
 
 BUSY_SECONDS = 5.0  # how long to wait for another process (a serve and a build of one site) before giving up
 # The values and their sizes and use times are apart: marking thousands of entries used (each build
@@ -274,6 +276,24 @@ def _pickled(value: Any) -> bytes | None:
         return None
 
 
+def evict_oldest(entries: Sequence[tuple[K, int]], bound: int, remove: Callable[[K], bool]) -> int:
+    """The pruning rule of every cache: when ``entries`` ((key, size), least recently used first;
+    those the build used are not among them) total more than ``bound`` bytes, ``remove`` them in
+    that order until they total at most 3/4 of it (an entry ``remove`` could not remove does
+    not count). Returns the number removed."""
+    total = sum(size for _, size in entries)
+    if total <= bound:
+        return 0
+    removed = 0
+    for key, size in entries:
+        if total <= bound * 3 // 4:
+            break
+        if remove(key):
+            total -= size
+            removed += 1
+    return removed
+
+
 def prune_store(path: Path, bound: int, used_since: float | None = None) -> int:
     """Remove the least recently used entries of the database at ``path`` until it holds at most
     3/4 of ``bound`` bytes besides those used since ``used_since`` (only when it holds more than
@@ -302,13 +322,14 @@ def _prune_entries(db: sqlite3.Connection, bound: int, used_since: float | None)
     db.execute("BEGIN IMMEDIATE")
     try:
         doomed: list[tuple[str]] = []
-        rows = db.execute(f"SELECT key, size FROM entries {older} ORDER BY used, key", arguments).fetchall()
-        total = sum(size for _, size in rows)  # again, now that no other process writes
-        for key, size in rows:
-            if total <= bound * 3 // 4:
-                break
+
+        def doom(key: str) -> bool:
             doomed.append((key,))
-            total -= size
+            return True
+
+        # Summed again inside the transaction: no other process writes now.
+        rows = db.execute(f"SELECT key, size FROM entries {older} ORDER BY used, key", arguments).fetchall()
+        evict_oldest(rows, bound, doom)
         db.executemany("DELETE FROM entries WHERE key = ?", doomed)
         db.executemany("DELETE FROM blobs WHERE key = ?", doomed)
         db.execute("COMMIT")

@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from sitekit import article, export, make_site, many_pages, result, tree
 
 from evidencepress.build import build_site, plan_site
 from evidencepress.cache import Store, key_of, prune, prune_caches, prune_store
+from evidencepress.cli import main
 from evidencepress.options import BuildOptions
 
 
@@ -479,3 +481,29 @@ def test_record_pages_are_rendered_again_only_when_what_they_show_changed(
     template.write_text(template.read_text().replace("{% block main %}", "{% block main %}<p>EDIT</p>", 1))
     assert build_and_compare(root) == [f"record-{n}" for n in range(7)]
     assert b"<p>EDIT</p>" in (root / "_site/community/record-2/index.html").read_bytes()
+
+
+def test_a_build_after_a_missed_replay_hashes_its_inputs_once_more_only_at_the_end(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest the look for a recorded build computed is the build's starting digest; the one
+    at the end (did an input change while it ran?) is computed again."""
+    import evidencepress.build
+    import evidencepress.record
+
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result()))})
+    calls: list[Path] = []
+    real = evidencepress.record.inputs_digest
+
+    def counted(options: BuildOptions, out: Path) -> str | None:
+        calls.append(out)
+        return real(options, out)
+
+    monkeypatch.setattr(evidencepress.record, "inputs_digest", counted)
+    monkeypatch.setattr(evidencepress.build, "inputs_digest", counted)
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
+    assert outcome.exit_code == 0, outcome.output
+    assert calls == [root / "_site", root / "_site"]  # the replay's, then the end's
+    calls.clear()
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", "--out", str(tmp_path / "o")])
+    assert outcome.exit_code == 0, outcome.output
+    assert len(calls) == 2  # replayed for another folder: still not twice at the start

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import array
 import json
 from pathlib import Path
 
 from click.testing import CliRunner
 from sitekit import article, export, make_site, result
 
+from evidencepress import jsontext
+from evidencepress.build import BuildOptions, plan_site
 from evidencepress.cli import main
+from evidencepress.outputs import site_context
+from evidencepress.render import dump_json
+from evidencepress.render_site import record_document, record_json
 
 
 def run(root: Path, command: str = "build") -> tuple[int, str]:
@@ -126,3 +132,30 @@ def test_an_index_file_in_community_is_refused(tmp_path: Path) -> None:
     assert code == 1
     assert ("content/community/index.md: error: no export has the source record 'index' [community]\n"
             "  hint: the /community/ index is generated from the exports; remove this file\n") in output
+
+
+def test_a_record_json_reuses_each_result_as_its_article_wrote_it(tmp_path: Path) -> None:
+    """A record's index.json is what dump_json(record_document) writes, with the results' text taken
+    from the articles' exports: authored numbers, non-ASCII text, two citing articles, a result the
+    record does not own in between."""
+    first = export(result("Run A", source_record_id="shared-record"), result("Other", source_record_id="elsewhere"),
+                   result("Run µ", statistic="médiane", source_record_id="shared-record"))
+    text = article("Article A", "Text.", first).replace('"value": 42.5', '"value": 42.50', 1)
+    pages = {"guides/a.md": text,
+             "guides/b.md": article("Article B", "Text.", export(result("Run C", 7, source_record_id="shared-record")))}
+    root = make_site(tmp_path, pages)
+    plan, problems = plan_site(BuildOptions(root=root, use_cache=False))
+    assert plan is not None, problems
+    ctx = site_context(plan)
+    for record in plan.index.records:
+        assert record_json(record, ctx) == dump_json(record_document(record, ctx))
+    shared = next(r for r in plan.index.records if r.id == "shared-record")
+    written = record_json(shared, ctx).decode()
+    assert '"value": 42.50,' in written and '"label": "Run µ"' in written and '"label": "Other"' not in written
+    code, output = run(root)
+    assert code == 0, output
+    assert (root / "_site/community/shared-record/index.json").read_bytes() == record_json(shared, ctx)
+    # a page whose export text has no spans (never from a parsed export): the record is written whole
+    page = shared.citations[0].page
+    page.__dict__["export_text"] = jsontext.Marked(page.export_json, array.array("q"))
+    assert record_json(shared, ctx) == dump_json(record_document(shared, ctx))

@@ -118,3 +118,25 @@ def test_numbers_reached_through_default_keep_their_literal() -> None:
 
     texts = {jsontext.dumps(Point(jsontext.parse_float(t)), indent=None, default=plain) for t in ("42.5", "42.50")}
     assert texts == {'{"value": 42.5}', '{"value": 42.50}'}
+
+
+@given(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4), st.lists(JSON_VALUES, max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_marking_a_list_finds_each_item_as_written(other: dict[str, object], items: list[object]) -> None:
+    value = {**other, "reported_results": items}
+    marked = jsontext.dumps_marking(value, "reported_results")
+    assert marked.text == jsontext.dumps(value)
+    assert len(marked.spans) == 2 * len(items)
+    for index, item in enumerate(items):  # an item's text is its own JSON at depth 2
+        assert marked.item(index) == jsontext.dumps({"a": [item]})[len('{\n  "a": [\n    '):-len("\n  ]\n}")]
+
+
+def test_marking_keeps_authored_numbers_and_needs_the_list_once() -> None:
+    document, _ = load_json('{"reported_results": [{"value": 22.50}, -0, [1.0e2]], "x": 1}', "a.md", 1)
+    assert document is not None
+    marked = jsontext.dumps_marking(document.value, "reported_results")
+    assert [marked.item(i) for i in range(3)] == ['{\n      "value": 22.50\n    }', "-0", "[\n      1.0e2\n    ]"]
+    shared: list[object] = [{"a": 1}]
+    assert len(jsontext.dumps_marking({"reported_results": shared, "again": shared}, "reported_results").spans) == 0
+    assert len(jsontext.dumps_marking({"reported_results": {"a": 1}}, "reported_results").spans) == 0
+    assert jsontext.dumps_marking([1, 2], "reported_results") == jsontext.Marked("[\n  1,\n  2\n]", marked.spans[:0])

@@ -22,7 +22,7 @@ from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
 from .options import BuildOptions, ConfigError, StageProgress
 from .outputs import render_outputs, render_site, site_context
-from .record import Outputs, inputs_digest, remember, tree_digest
+from .record import Outputs, Replay, inputs_digest, remember, tree_digest
 from .render import template_problem
 from .search import SearchIndexer
 from .siteplan import CACHE_ROOT, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
@@ -78,15 +78,17 @@ def _rendered(plan: SitePlan, options: BuildOptions, files: FileSink, progress: 
 
 
 def build_site(options: BuildOptions, progress: StageProgress | None = None,
-               checkpoint: Checkpoint | None = None) -> list[Problem]:
+               checkpoint: Checkpoint | None = None, replayed: Replay | None = None) -> list[Problem]:
     """Validate, render and write. ``checkpoint`` is called between the write's steps
-    (the fault-injection tests kill the process there)."""
+    (the fault-injection tests kill the process there). ``replayed``: what the look for a
+    recorded build found just before (the inputs' digest, not computed twice)."""
     started = time.time()  # cache entries written or used from now on are this site's: never pruned
     setup, problems = load_setup(options)
     if setup is None:
         return problems
     out = options.out if options.out is not None else options.root / setup.config.output
-    digest = inputs_digest(options, out) if options.use_cache else None
+    known = replayed.digest_for(out) if replayed is not None else None
+    digest = (known or inputs_digest(options, out)) if options.use_cache else None
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])

@@ -264,11 +264,11 @@ def _build(options: BuildOptions, progress: Progress) -> list[Problem]:
     from .record import replay
 
     replayed = replay(options)
-    if replayed is not None:
-        return replayed
+    if replayed.problems is not None:
+        return replayed.problems
     from .build import build_site
 
-    return build_site(options, progress.update)
+    return build_site(options, progress.update, replayed=replayed)
 
 
 @contextlib.contextmanager

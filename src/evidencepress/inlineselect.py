@@ -9,10 +9,9 @@ from typing import Any
 
 from . import jsontext
 from .inlinerefs import Ref
-from .model import JsonPath, pointer
+from .model import RESULTS, JsonPath, pointer
 from .numbers import grouped
 
-RESULTS = "reported_results"
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}
 
 

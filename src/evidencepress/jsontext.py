@@ -12,12 +12,14 @@ for output. :func:`dumps` writes JSON like ``json.dumps(..., ensure_ascii=False)
 
 from __future__ import annotations
 
+import array
 import functools
+import itertools
 import json
 import math
 import secrets
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # None without the C accelerator
 from typing import Any, Self, cast
 
@@ -109,6 +111,21 @@ class _Layout:
     colon: str
     sort_keys: bool
     default: Callable[[Any], Any] | None
+    marked: Any = None  # the list whose items' places in ``parts`` are noted in ``marks``
+    marks: list[int] = field(default_factory=list)  # (first part, part after) of each of its items
+
+
+@dataclass(frozen=True)
+class Marked:
+    """JSON text, and where each item of one of its lists is in it: ``text[spans[2 * i]:spans[2 * i + 1]]``
+    is the text of item ``i`` (flat, in an array: a site holds one per page). No spans when the
+    list was not found once (it is not a list, or is held twice)."""
+
+    text: str
+    spans: array.array[int]
+
+    def item(self, index: int) -> str:
+        return self.text[self.spans[2 * index]:self.spans[2 * index + 1]]
 
 
 def dumps(
@@ -128,6 +145,20 @@ def dumps(
     parts: list[str] = []
     _write(value, parts, _Layout(indent, comma, colon, sort_keys, default), 0)
     return "".join(parts)
+
+
+def dumps_marking(value: Any, member: str) -> Marked:
+    """``dumps(value)`` (two-space indent), with the span of each item of the list ``value[member]``.
+    An item's text is the same wherever a list at the same depth holds it: a record page's
+    JSON reuses the text of each result its citing articles wrote."""
+    parts: list[str] = []
+    items = value.get(member) if isinstance(value, Mapping) else None
+    layout = _Layout(2, ",", ": ", False, None, items if isinstance(items, list) else None)
+    _write(value, parts, layout, 0)
+    ends = [0, *itertools.accumulate(map(len, parts))]  # ends[i]: where parts[i] starts in the text
+    if not isinstance(items, list) or len(layout.marks) != 2 * len(items):  # the list is held twice: no spans
+        return Marked("".join(parts), array.array("q"))
+    return Marked("".join(parts), array.array("q", (ends[index] for index in layout.marks)))
 
 
 class _Literal:
@@ -270,14 +301,27 @@ def _write_items(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _
     inner, close = _breaks(layout, level)
     first, later = inner, layout.comma + inner
     parts.append("[")
-    for index, item in enumerate(items):
-        text = _scalar(item)
-        if text is not None:
-            parts.append((later if index else first) + text)
-        else:
-            parts.append(later if index else first)
-            _write(item, parts, layout, level + 1)
+    if items is layout.marked:
+        _write_marked(items, parts, layout, level, first, later)
+    else:
+        for index, item in enumerate(items):
+            text = _scalar(item)
+            if text is not None:
+                parts.append((later if index else first) + text)
+            else:
+                parts.append(later if index else first)
+                _write(item, parts, layout, level + 1)
     parts.append(close + "]")
+
+
+def _write_marked(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _Layout, level: int,
+                  first: str, later: str) -> None:
+    """``_write_items``' loop, noting in ``layout.marks`` the parts of each item."""
+    for index, item in enumerate(items):
+        parts.append(later if index else first)
+        layout.marks.append(len(parts))
+        _write(item, parts, layout, level + 1)
+        layout.marks.append(len(parts))
 
 
 def _breaks(layout: _Layout, level: int) -> tuple[str, str]:

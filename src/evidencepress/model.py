@@ -18,7 +18,8 @@ from typing import Any
 from . import jsontext
 from .diagnostics import Location
 
-EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], "reported_results": [], "conditions": {}}
+RESULTS = "reported_results"  # the export's list of reported results
+EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], RESULTS: [], "conditions": {}}
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _SNAPSHOT = re.compile(r"snapshot-\d{4}-\d{2}-\d{2}")
 _RECORD_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a source_record_id that names a record page
@@ -211,10 +212,15 @@ class Page:
         return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
 
     @functools.cached_property
-    def export_json(self) -> str:
+    def export_text(self) -> jsontext.Marked:
         """The export as published JSON text (two-space indent, numbers as authored), written once
-        for index.json, index.md and exports/; an empty export for a page without one."""
-        return jsontext.dumps(self.export if self.export is not None else EMPTY_EXPORT)
+        for index.json, index.md, exports/ and the record pages (which take each reported result's
+        text from it); an empty export for a page without one."""
+        return jsontext.dumps_marking(self.export if self.export is not None else EMPTY_EXPORT, RESULTS)
+
+    @property
+    def export_json(self) -> str:
+        return self.export_text.text
 
     @functools.cached_property
     def record_ids(self) -> frozenset[str]:

@@ -114,21 +114,35 @@ class Record:
     problems: tuple[Problem, ...]
 
 
-def replay(options: BuildOptions) -> list[Problem] | None:
+@dataclass(frozen=True)
+class Replay:
+    """What ``replay`` found: the recorded problems when the output is already in place (else
+    None: build), and the inputs' digest it computed (None: no cache, or an input unreadable),
+    which the build that follows starts from."""
+
+    problems: list[Problem] | None
+    digest: str | None
+    out: Path | None  # the output folder the digest was computed for
+
+    def digest_for(self, out: Path) -> str | None:
+        return self.digest if self.out == out else None
+
+
+def replay(options: BuildOptions) -> Replay:
     """The problems of the good build these inputs already produced, when its output is intact."""
     out = output_folder(options)
     if out is None or not options.use_cache:
-        return None
+        return Replay(None, None, None)
     digest = inputs_digest(options, out)
     if digest is None:
-        return None
+        return Replay(None, None, None)
     try:
         record = pickle.loads((options.root / RECORDS / digest).read_bytes())
     except Exception:  # noqa: BLE001 - no record, or a damaged or foreign one: build
-        return None
+        return Replay(None, digest, out)
     if not isinstance(record, Record) or not _intact(record.outputs, out, options.root):
-        return None
-    return list(record.problems)
+        return Replay(None, digest, out)
+    return Replay(list(record.problems), digest, out)
 
 
 def remember(options: BuildOptions, digest: str, problems: list[Problem], outputs: Outputs) -> None:

@@ -9,15 +9,16 @@ article reports which of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
+from . import jsontext
 from .markdown import render_tokens
 from .markdown_site import page_markdown, record_markdown
-from .model import EMPTY_EXPORT
+from .model import EMPTY_EXPORT, RESULTS
 from .records import Record
 from .render import SiteContext, dump_json, generated_envelope, page_context
 from .site import (
@@ -50,12 +51,47 @@ def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> 
     )
     return {
         "index.html": html.encode("utf-8"),
-        "index.json": dump_json(record_document(record, ctx)),
+        "index.json": record_json(record, ctx),
         "index.md": record_markdown(record, views).encode("utf-8"),
     }
 
 
-def record_document(record: Record, ctx: SiteContext) -> dict[str, Any]:
+def record_json(record: Record, ctx: SiteContext) -> bytes:
+    """The bytes of ``dump_json(record_document(record, ctx))``, with each result's text taken from
+    its article's export text (a result sits at the same depth in both): a record that many
+    articles cite holds tens of thousands of results, which would otherwise be written again."""
+    texts = _result_texts(record)
+    if texts is None:
+        return dump_json(record_document(record, ctx))
+    head = jsontext.dumps({key: value for key, value in record_document(record, ctx, ()).items()
+                           if key in ("page", "facts")})
+    results = "[\n    " + ",\n    ".join(texts) + "\n  ]" if texts else "[]"
+    tail = f',\n  "{RESULTS}": {results},\n  "conditions": {{}}\n}}\n'
+    return (head[: -len("\n}")] + tail).encode("utf-8")
+
+
+def _result_texts(record: Record) -> list[str] | None:
+    """The JSON text of each of the record's results as its article's export wrote it; None when
+    one is not found there (then the record's JSON is written whole)."""
+    texts: list[str] = []
+    for citation in record.citations:
+        marked = citation.page.export_text
+        export = citation.page.export
+        found = export.get(RESULTS) if isinstance(export, Mapping) else None
+        if not isinstance(found, list) or len(marked.spans) != 2 * len(found):
+            return None
+        place = {id(result): index for index, result in enumerate(found)}
+        for result in citation.results:
+            index = place.get(id(result))
+            if index is None:
+                return None
+            texts.append(marked.item(index))
+    return texts
+
+
+def record_document(record: Record, ctx: SiteContext,
+                    results: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """A record's index.json: its results (``results``, by default all of them) in an export."""
     base = ctx.config.base_url
     envelope = generated_envelope(ctx, record.url, record.title, record.checked.isoformat())
     sources: dict[str, Mapping[str, Any]] = {}
@@ -76,7 +112,8 @@ def record_document(record: Record, ctx: SiteContext) -> dict[str, Any]:
         })
         start += len(citation.results)
     envelope["articles"] = articles
-    return {"page": envelope, "facts": [], "reported_results": list(record.results), "conditions": {}}
+    return {"page": envelope, "facts": [], RESULTS: list(record.results if results is None else results),
+            "conditions": {}}
 
 
 def render_community(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes]:

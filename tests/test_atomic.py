@@ -29,6 +29,7 @@ KILLER = textwrap.dedent("""
     from evidencepress.options import BuildOptions
 
     root, kill_at, portable = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "portable"
+    cached = sys.argv[4:] == ["cached"]
     if portable:
         writer._RENAMEAT2 = None  # the two-renames swap of file systems without RENAME_EXCHANGE
     steps = []
@@ -38,7 +39,7 @@ KILLER = textwrap.dedent("""
         if len(steps) == kill_at:
             os.kill(os.getpid(), signal.SIGKILL)
 
-    build_site(BuildOptions(root=root, jobs=1, use_cache=False), checkpoint=checkpoint)
+    build_site(BuildOptions(root=root, jobs=1, use_cache=cached), checkpoint=checkpoint)
     print(len(steps))
 """)
 
@@ -61,8 +62,8 @@ def _hidden(root: Path) -> list[str]:
     return sorted(p.name for p in root.iterdir() if p.name.startswith(("._site.", ".exports.")))
 
 
-def _kill(root: Path, step: int, mode: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", KILLER, str(root), str(step), mode],
+def _kill(root: Path, step: int, mode: str, *more: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", KILLER, str(root), str(step), mode, *more],
                           capture_output=True, text=True, check=False)
 
 
@@ -91,6 +92,26 @@ def test_kill_at_every_step_leaves_a_complete_old_or_new_output(tmp_path: Path, 
         assert (tree(root / "_site"), tree(root / "exports")) == new, step
         assert _hidden(root) == [], step
         assert not (root / ".cache" / "write-journal.json").exists()
+
+
+def test_a_cached_build_killed_at_every_step_leaves_caches_the_next_build_trusts(tmp_path: Path) -> None:
+    """The caches take a build's pages as they are made, in a transaction open until the end: a
+    kill at any step of the write leaves databases from which the next build makes the new site."""
+    new = _built(tmp_path / "new", 2)
+    template = tmp_path / "template"
+    _version(template, 1)
+    assert not [p for p in build_site(BuildOptions(root=template, jobs=1)) if p.is_error]  # cached
+    _version(template, 2)  # the caches hold version 1: a build of version 2 saves every page
+    shutil.copytree(template, tmp_path / "probe")
+    steps = int(_kill(tmp_path / "probe", 0, "renameat2", "cached").stdout)
+    for step in range(1, steps + 1):
+        root = tmp_path / f"kill-{step}"
+        shutil.copytree(template, root)
+        outcome = _kill(root, step, "renameat2", "cached")
+        assert outcome.returncode == -signal.SIGKILL, (step, outcome.stderr)
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+        assert (tree(root / "_site"), tree(root / "exports")) == new, step
+        assert sorted(p.name for p in (root / ".cache").glob("*.sqlite*")) == ["pages.sqlite", "rendered.sqlite"]
 
 
 def test_an_interrupted_swap_is_finished_by_the_next_run(tmp_path: Path) -> None:

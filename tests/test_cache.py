@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import pickle
+import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -507,3 +509,87 @@ def test_a_build_after_a_missed_replay_hashes_its_inputs_once_more_only_at_the_e
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", "--out", str(tmp_path / "o")])
     assert outcome.exit_code == 0, outcome.output
     assert len(calls) == 2  # replayed for another folder: still not twice at the start
+
+
+def test_after_begin_values_go_into_one_transaction_that_commit_ends(tmp_path: Path) -> None:
+    """A build's values are written as they come, not held: another connection sees none of them
+    before the commit, the store itself reads them back at once, and the commit writes them all."""
+    path = tmp_path / "cache" / "store.sqlite"
+    store = Store(path)
+    store.begin()
+    assert not path.exists(), "begin alone created the database"
+    store.save("a", "value a")
+    assert store.writes_at_once and path.is_file()
+    store.save_pickled("b", pickle.dumps("value b"))
+    assert store.load("a") == "value a" and store.has("b")  # through the open transaction
+    assert _tables_seen_by_another_connection(path) == 0  # the database as it was: new, empty
+    store.commit()
+    assert not store.writes_at_once and _entries(path) == 2
+    store.save("c", "value c")  # after the commit: held until the next one, as without begin
+    assert _entries(path) == 2
+    store.commit()
+    assert [Store(path).load(key) for key in ("a", "b", "c")] == ["value a", "value b", "value c"]
+
+
+def test_rollback_after_begin_leaves_the_database_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "store.sqlite"
+    store = Store(path)
+    store.begin()
+    store.save("a", "value a")
+    store.rollback()  # the transaction created the database (and its folder): both go
+    assert not path.parent.exists()
+    store.save("old", "old value")
+    store.commit()
+    before = path.read_bytes()
+    store.begin()
+    for number in range(8):  # 8 MB: past SQLite's page cache, so that pages reach the file before the end
+        store.save_pickled(f"{number}", os.urandom(1 << 20))
+    store.rollback()
+    assert path.read_bytes() == before and _entries(path) == 1
+    assert sorted(p.name for p in path.parent.iterdir()) == ["store.sqlite"]
+    store.save("next", "next value")
+    store.commit()
+    assert [Store(path).load(key) for key in ("old", "0", "next")] == ["old value", None, "next value"]
+
+
+def test_a_store_that_cannot_begin_keeps_values_for_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another process holds the database past BUSY_SECONDS: the values are held, and written by
+    the commit once the lock is gone."""
+    from evidencepress import cachestore
+
+    monkeypatch.setattr(cachestore, "BUSY_SECONDS", 0.05)
+    path = tmp_path / "store.sqlite"
+    Store(path).commit()  # an empty database
+    store = Store(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        store.begin()
+        store.save("a", "value a")
+        assert not store.writes_at_once
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+    store.commit()
+    assert Store(path).load("a") == "value a"
+
+
+def test_a_build_stores_its_pages_as_it_goes_and_a_failed_render_stores_nothing(tmp_path: Path) -> None:
+    from sitekit import REPO
+
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    cache = {path.name: path.read_bytes() for path in (root / ".cache").glob("*.sqlite*")}
+    assert sorted(cache) == ["pages.sqlite", "rendered.sqlite"]
+    (root / "content/guides/c.md").write_text(article("C"))
+    shutil.copytree(REPO / "templates", root / "templates")
+    (root / "templates/page.html").write_text("{% extends 'base.html' %}{% block main %}{{ page.nope() }}{% endblock %}")
+    problems = build_site(BuildOptions(root=root, jobs=1))  # C is validated (and saved), then rendering fails
+    assert [p.rule for p in problems if p.is_error] == ["template"]
+    assert {path.name: path.read_bytes() for path in (root / ".cache").glob("*.sqlite*")} == cache
+
+
+def _tables_seen_by_another_connection(path: Path) -> int:
+    with _database(path) as db:
+        (count,), = db.execute("SELECT count(*) FROM sqlite_master").fetchall()
+    return int(count)

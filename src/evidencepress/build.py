@@ -25,7 +25,7 @@ from .outputs import render_outputs, render_site, site_context
 from .record import Outputs, Replay, inputs_digest, remember, tree_digest
 from .render import template_problem
 from .search import SearchIndexer
-from .siteplan import CACHE_ROOT, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
+from .siteplan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
 
 __all__ = [  # what callers (the CLI, serve, review, tests) take from here
@@ -93,10 +93,28 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     caches = site_caches(options)
-    plan, plan_problems = plan_site(options, setup, caches, progress)
-    problems += plan_problems
+    if options.use_cache:
+        caches.begin()  # pages and rendered files go into the caches as they are made
+    try:
+        more, written = _plan_and_write(options, setup, out, caches, progress, checkpoint)
+        problems += more
+        if written is not None and options.use_cache:
+            caches.commit()
+    finally:
+        caches.rollback()  # a build that failed (or was stopped) leaves the caches as they were
+    if written is not None and options.use_cache:
+        _remember(options, digest, problems, out, written)
+        prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
+    return problems
+
+
+def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Caches, progress: StageProgress | None,
+                    checkpoint: Checkpoint | None) -> tuple[list[Problem], Mapping[str, int] | None]:
+    """The problems of planning and rendering, and the size of each file of the site when it was
+    written (None when it was not)."""
+    plan, problems = plan_site(options, setup, caches, progress)
     if plan is None:
-        return problems
+        return problems, None
     exports = options.root / EXPORTS_DIR
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
@@ -109,18 +127,13 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
             if progress is not None:
                 progress("writing", 0, 0)
     except _Abandoned as abandoned:
-        return problems + abandoned.problems
+        return problems + abandoned.problems, None
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
-                                      "then build again")]
-    problems += render_problems
-    if options.use_cache:
-        caches.commit()
-        _remember(options, digest, problems, out, folders[out].sizes)
-        prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
-    return problems
+                                      "then build again")], None
+    return problems + render_problems, folders[out].sizes
 
 
 class _Abandoned(Exception):

@@ -75,10 +75,16 @@ def test_results_csv_has_one_row_per_result_with_conditions_as_authored(tmp_path
 
 def test_drafts_never_reach_exports(tmp_path: Path) -> None:
     root = small_site(tmp_path)
-    (root / "content/guides/d.md").write_text(article("Draft", extra_front="draft: true\n"))
+    (root / "content/guides/d.md").write_text(article("Draft", "Text.", export(result("Draft run")),
+                                                      extra_front="draft: true\n"))
+    assert run(root, "build", "--jobs", "1")[0] == 0
+    published = (root / "exports/results.csv").read_bytes()
+    assert published == (root / "_site/data/results.csv").read_bytes()  # the same rows: one file written twice
     assert run(root, "build", "--jobs", "1", "--drafts")[0] == 0
     assert (root / "_site/guides/d/index.html").is_file()
     assert sorted(tree(root / "exports")) == ["guides/a.json", "guides/b.json", "results.csv"]
+    assert b"Draft run" in (root / "_site/data/results.csv").read_bytes()
+    assert (root / "exports/results.csv").read_bytes() == published  # without the draft's rows
     assert run(root, "check")[0] == 0 and run(root, "check", "--drafts")[0] == 0
 
 

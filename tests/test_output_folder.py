@@ -167,3 +167,19 @@ def test_unchanged_files_are_linked_from_the_previous_tree(tmp_path: Path) -> No
     assert (target / "changed.html").read_bytes() == b"new" and (target / "grown.html").read_bytes() == b"abc"
     assert not (target / "link.html").is_symlink() and after["link.html"].st_ino != outside.stat().st_ino
     assert outside.stat().st_nlink == 1
+
+
+def test_chunks_given_at_once_are_written_like_put_and_a_generator_in_the_callers_thread(tmp_path: Path) -> None:
+    """exports/ hands its files over whole: an unchanged one is linked like any put file; a
+    generator's chunks (a site's data file) are written as they are made."""
+    target = tmp_path / "out"
+    journal = tmp_path / "journal.json"
+    with staged_folders([target], journal) as folders:
+        folders[target].put_chunks("whole.json", (b"a", b"b"))
+        folders[target].put_chunks("made.csv", iter([b"x", b"y"]))
+    before = (target / "whole.json").stat()
+    with staged_folders([target], journal) as folders:
+        folders[target].put_chunks("whole.json", [b"ab"])
+        folders[target].put_chunks("made.csv", (chunk for chunk in (b"x", b"y")))
+        assert folders[target].sizes == {"whole.json": 2, "made.csv": 2}
+    assert (target / "whole.json").stat().st_ino == before.st_ino and (target / "made.csv").read_bytes() == b"xy"

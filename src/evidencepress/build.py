@@ -10,6 +10,7 @@ all problems of the run.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,6 +26,7 @@ from .outputs import render_outputs, render_site, site_context
 from .record import Outputs, Replay, inputs_digest, remember, tree_digest
 from .render import template_problem
 from .search import SearchIndexer
+from .site import DATA_URL
 from .siteplan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
 
@@ -122,7 +124,8 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
             render_problems = _rendered(plan, options, folders[out], progress, caches)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
-            for name, chunks in iter_export_files(plan.pages, site_context(plan)):
+            site_csv = functools.partial(folders[out].read_chunks, DATA_URL.lstrip("/") + "results.csv")
+            for name, chunks in iter_export_files(plan.pages, site_context(plan), site_csv):
                 folders[exports].put_chunks(name, chunks)
             if progress is not None:
                 progress("writing", 0, 0)

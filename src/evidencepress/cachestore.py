@@ -279,7 +279,7 @@ class Store:
         assert self._db is not None
         (pages,), = self._db.execute("PRAGMA page_count").fetchall()
         if pages == 0:  # new (setting them on an existing database would write its header)
-            self._db.execute("PRAGMA page_size = 65536")  # large blobs: fewer overflow pages
+            self._db.execute("PRAGMA page_size = 16384")  # a blob leaves at most a page part unused
             self._db.execute("PRAGMA auto_vacuum = INCREMENTAL")  # prune_store gives the space back
         return self._db
 

@@ -130,7 +130,8 @@ class StagedFolder:
     ``put`` hands the file to a writer thread, so a large site is never held in memory whole
     and the renderer does not wait for the file system (creating a file costs more time in the
     kernel than rendering a small page); at most MAX_PENDING files wait. ``put_chunks`` writes
-    in the caller's thread (its chunks are made as they are written). ``read`` gives a file
+    in the caller's thread when its chunks are made as they are written (a generator), else it
+    is ``put``. ``read`` gives a file
     back (from the target once the swap is done). ``swap`` and ``close`` wait for every write:
     a write's error is raised there, or by a later ``put``.
     """
@@ -157,6 +158,9 @@ class StagedFolder:
             self._pending.popleft().result()
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        if isinstance(chunks, (tuple, list)):  # made already: to a writer thread, or linked, like put
+            self.put(rel, b"".join(chunks))
+            return
         self._first(rel)
         self.sizes[rel] = self._files.write_chunks(rel, chunks)
 
@@ -169,6 +173,13 @@ class StagedFolder:
     def read(self, rel: str) -> bytes:
         self.wait()
         return ((self.target if self.swapped else self.path) / rel).read_bytes()
+
+    def read_chunks(self, rel: str, size: int = 1 << 20) -> Iterator[bytes]:
+        """A file back, ``size`` bytes at a time (a large data file is never held whole)."""
+        self.wait()
+        with ((self.target if self.swapped else self.path) / rel).open("rb") as handle:
+            while block := handle.read(size):
+                yield block
 
     def wait(self) -> None:
         """Every file put so far is written (or its error raised)."""

@@ -519,12 +519,12 @@ def test_after_begin_values_go_into_one_transaction_that_commit_ends(tmp_path: P
     store.begin()
     assert not path.exists(), "begin alone created the database"
     store.save("a", "value a")
-    assert store.writes_at_once and path.is_file()
+    assert store.writes_at_once() and path.is_file()
     store.save_pickled("b", pickle.dumps("value b"))
     assert store.load("a") == "value a" and store.has("b")  # through the open transaction
     assert _tables_seen_by_another_connection(path) == 0  # the database as it was: new, empty
     store.commit()
-    assert not store.writes_at_once and _entries(path) == 2
+    assert not store.writes_at_once() and _entries(path) == 2
     store.save("c", "value c")  # after the commit: held until the next one, as without begin
     assert _entries(path) == 2
     store.commit()
@@ -566,7 +566,7 @@ def test_a_store_that_cannot_begin_keeps_values_for_its_commit(tmp_path: Path, m
         other.execute("BEGIN EXCLUSIVE")
         store.begin()
         store.save("a", "value a")
-        assert not store.writes_at_once
+        assert not store.writes_at_once()
         other.execute("ROLLBACK")
     finally:
         other.close()
@@ -593,3 +593,32 @@ def _tables_seen_by_another_connection(path: Path) -> int:
     with _database(path) as db:
         (count,), = db.execute("SELECT count(*) FROM sqlite_master").fetchall()
     return int(count)
+
+
+def test_an_insert_that_fails_midway_keeps_the_later_values_for_the_commit(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk, say, while a build writes as it goes: what was written since begin is lost (a
+    cache only saves time), the values saved afterwards are committed, and the rollback that
+    ends every build leaves the committed database alone."""
+    from evidencepress import cachestore
+
+    path = tmp_path / "cache" / "store.sqlite"
+    store = Store(path)
+    store.begin()
+    store.save("a", "value a")
+    insert = cachestore._insert
+    failed: list[str] = []
+
+    def full_disk(db: sqlite3.Connection, key: str, data: bytes, now: float) -> None:
+        if key == "b" and not failed:  # once: space is freed by the time of the commit
+            failed.append(key)
+            raise sqlite3.OperationalError("database or disk is full")
+        insert(db, key, data, now)
+
+    monkeypatch.setattr(cachestore, "_insert", full_disk)
+    store.save("b", "value b")
+    store.save("c", "value c")
+    assert not store.writes_at_once()
+    store.commit()
+    store.rollback()
+    assert [Store(path).load(key) for key in ("a", "b", "c")] == [None, "value b", "value c"]

@@ -93,7 +93,7 @@ class Store:
 
     def save_pickled(self, key: str, data: bytes) -> None:
         """Save a value pickled elsewhere (by a worker process)."""
-        if self.writes_at_once and self._insert_now(key, data):
+        if self.writes_at_once() and self._insert_now(key, data):
             return
         self._memory[key] = data
         self._pending.add(key)
@@ -106,9 +106,9 @@ class Store:
         in memory; a damaged database is replaced first."""
         self._wanted = self.path is not None
 
-    @property
     def writes_at_once(self) -> bool:
-        """Does a value saved now go into the database at once (``begin``)?"""
+        """Does a value saved now go into the database at once? (The transaction of ``begin`` is
+        opened here, at the first value.)"""
         if self._wanted:
             self._wanted = False  # one attempt
             with self._lock:
@@ -190,9 +190,9 @@ class Store:
         used = sorted(self._used.difference(self._pending, (key for key, _ in later)))
         try:
             with self._lock:
-                self._wanted = False
-                if self._open_since is not None and self._db is not None:  # begin()'s transaction ends
-                    self._open_since, self._created = None, False
+                opened = self._open_since is not None and self._db is not None and self._db.in_transaction
+                self._wanted, self._open_since, self._created, self._created_folder = False, None, False, False
+                if opened:  # begin()'s transaction ends
                     with contextlib.suppress(sqlite3.Error, OSError):  # a full disk, say: left as it was
                         self._write(later, pending, used, opened=True)
                     return

@@ -158,7 +158,7 @@ def _keep(rendered: Store, key: str, outputs: dict[str, bytes], again: Callable[
     """Save a page's rendered files in the cache: at once when the store writes as it goes (a
     build), else read ``again`` from the output at commit, so that a site's rendered files are
     never all held."""
-    if rendered.writes_at_once:
+    if rendered.writes_at_once():
         rendered.save(key, outputs)
     else:
         rendered.save_later(key, again)

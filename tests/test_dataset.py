@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sitekit import export, many_pages, result
 
-from evidencepress import dataset
+from evidencepress import dataset, jsontext
 from evidencepress.cli import main
 from evidencepress.dataset import csv_bytes, json_rows, result_table
 from evidencepress.jsonmap import load_json
@@ -68,3 +70,28 @@ def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path
     assert chunks["data/results.json"] == 5  # the head, three chunks of at most two of the five rows, the end
     assert chunks["data/results.csv"] == 4 and chunks["data/results.js"] == 5 and chunks["results.csv"] == 1
     assert json.loads(whole["results.json"])["results"][4]["label"] == "Run A"
+
+
+CELLS = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text()
+    | st.sampled_from(["22.50", "-0", "1e2", "1.0e-400", "-0.0"]).map(
+        lambda literal: json.loads(literal, parse_float=jsontext.parse_float, parse_int=jsontext.parse_int)),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=4), children, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(st.lists(st.lists(CELLS, min_size=3, max_size=3), max_size=6))
+@settings(max_examples=300, deadline=None)
+def test_the_csv_is_each_row_written_by_csv_writer_with_values_as_authored(values: list[list[object]]) -> None:
+    """Rows are written a batch at a time; the bytes are those of one csv.writer row per result, each
+    cell ``csv_cell`` of its value (numbers as authored, null empty, lists and objects as JSON)."""
+    columns = ("page", "a", "b")
+    table = dataset.ResultTable(columns, tuple(dataset.ResultRow(str(v[0]), columns, tuple(v)) for v in values))
+    expected = io.StringIO()
+    writer = csv.writer(expected, lineterminator="\r\n")
+    writer.writerow(columns)
+    writer.writerows([dataset.csv_cell(value) for value in row] for row in values)
+    assert csv_bytes(table) == expected.getvalue().encode("utf-8")
+    assert [row.texts for row in table.rows] == [[None if v is None else dataset.csv_cell(v) for v in row]
+                                                  for row in values]

@@ -230,7 +230,7 @@ def _holds_authored(value: Any) -> bool:
         if isinstance(item, (AuthoredFloat, AuthoredInt)):
             return True
         members = item.values() if isinstance(item, dict) else item if isinstance(item, (list, tuple)) else ()
-        if {type(member) for member in members} <= _PLAIN:
+        if set(map(type, members)) <= _PLAIN:
             continue
         stack.extend(members)
     return False

@@ -6,10 +6,10 @@ package's own code — never file times, so a cache entry is right or absent.
 The page and rendered caches are each one SQLite database (``pages.sqlite``,
 ``rendered.sqlite``): a build's entries go in as they are made, inside one
 transaction that it commits at its end (a build that fails or is killed leaves
-the previous database), and cost no file per entry (``cachestore.Store``). The chart cache and the build
-records are folders of files. Each cache has a size bound; :func:`prune_store` and :func:`prune`
-remove the least recently used entries past it, never those the build that
-prunes wrote or used.
+the previous database), and cost no file per entry (``cachestore.Store``). The
+chart cache and the build records are folders of files. Each cache has a size
+bound; :func:`prune_store` and :func:`prune` remove the least recently used
+entries past it, never those the build that prunes wrote or used.
 A cache that cannot be read or written only costs time: it never fails a build
 (a damaged database is a miss, and is replaced by the next commit).
 """

@@ -131,9 +131,9 @@ class StagedFolder:
     and the renderer does not wait for the file system (creating a file costs more time in the
     kernel than rendering a small page); at most MAX_PENDING files wait. ``put_chunks`` writes
     in the caller's thread when its chunks are made as they are written (a generator), else it
-    is ``put``. ``read`` gives a file
-    back (from the target once the swap is done). ``swap`` and ``close`` wait for every write:
-    a write's error is raised there, or by a later ``put``.
+    is ``put``. ``read`` and ``read_chunks`` give a file back (from the target once the swap is
+    done). ``swap`` and ``close`` wait for every write: a write's error is raised there, or by a
+    later ``put``.
     """
 
     def __init__(self, target: Path, checkpoint: Checkpoint) -> None:

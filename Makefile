@@ -11,7 +11,7 @@ build: $(STAMP)
 
 # Lint and types first (fast), then the suite on every core; pytest's exit code 5 (no test ran) fails.
 test: $(STAMP)
-	$(BIN)/ruff check src tests
+	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy --strict src
 	$(BIN)/python -m pytest -q -n auto
 

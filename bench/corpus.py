@@ -20,7 +20,7 @@ SHA = "b" * 64
 REV = "89abcdef0123456789abcdef0123456789abcdef"
 URL = f"https://github.com/example/bench/blob/{REV}/README.md"
 PROSE = " ".join(["Served rate depends on the conditions written beside it."] * 40)
-FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+FRONT = re.compile(r"\A---\n(.*?)\n---\n", re.DOTALL)
 
 
 def _result(rng: random.Random, article: int, index: int) -> dict[str, object]:
@@ -85,7 +85,7 @@ def _articles(site: Path) -> list[tuple[str, str, str]]:
         text = path.read_text()
         front = FRONT.match(text)
         assert front is not None
-        title = re.search(r'^title: "(.*)"$', front.group(1), re.M)
+        title = re.search(r'^title: "(.*)"$', front.group(1), re.MULTILINE)
         found.append((path.stem, title.group(1) if title else path.stem, text[front.end():]))
     return found
 

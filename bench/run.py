@@ -37,12 +37,14 @@ TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve() / "
 @dataclass(frozen=True)
 class Timing:
     seconds: float
+    cpu_seconds: float  # user and system, of the process and the workers it waited for
     peak_mb: float
     ok: bool
 
 
 def run(command: list[str], cwd: Path | None = None) -> Timing:
-    """Wall time and peak resident memory (of the process and the workers it waited for)."""
+    """Wall time, CPU time and peak resident memory (of the process and the workers it waited
+    for). CPU time varies less from run to run than wall time on a shared machine."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -51,7 +53,7 @@ def run(command: list[str], cwd: Path | None = None) -> Timing:
     ok = os.waitstatus_to_exitcode(status) in (0, 1)
     if not ok:
         print(f"  ! {' '.join(command[:4])} … failed:\n{stderr[-1500:]}", file=sys.stderr)
-    return Timing(elapsed, usage.ru_maxrss / 1024, ok)
+    return Timing(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, ok)
 
 
 def ours(site: Path, articles: int) -> dict[str, Timing]:
@@ -76,7 +78,7 @@ def serve_edit(site: Path) -> float | None:
     try:
         assert process.stderr is not None
         url = next(line.split()[1] for line in process.stderr if line.startswith("serving "))
-        page = sorted((site / "content").rglob("*.md"))[0]
+        page = min((site / "content").rglob("*.md"))
         path = page.relative_to(site / "content").with_suffix("").as_posix() + "/"
         events = urllib.request.urlopen(url + "__evidencepress/events", timeout=60)
         generation = json.loads(events.readline().decode()[len("data: "):])["generation"]
@@ -123,7 +125,8 @@ def example_site(target: Path) -> Path:
 def main(argv: list[str]) -> None:
     sizes = [a for a in argv if not a.startswith("--")] or ["example", "1000", "5000"]
     with_others = "--no-others" not in argv
-    header = f"{'site':<34} {'measure':<26} {'wall s':>8} {'articles/s':>11} {'peak MB':>8}   vs Hugo  vs Pelican  vs MkDocs"
+    header = (f"{'site':<34} {'measure':<26} {'wall s':>8} {'cpu s':>7} {'articles/s':>11} {'peak MB':>8}"
+              "   vs Hugo  vs Pelican  vs MkDocs")
     print(header)
     print("-" * len(header), flush=True)
     with tempfile.TemporaryDirectory() as folder:
@@ -135,11 +138,10 @@ def main(argv: list[str]) -> None:
                 compared = others(site, scratch / f"others-{label}") if with_others and size != "example" else {}
                 for measure, timing in timings.items():
                     ratio = "".join(f"  {_ratio(compared.get(name), timing):>8}" for name in ("Hugo", "Pelican", "MkDocs"))
-                    print(f"{label:<34} {measure:<26} {timing.seconds:8.2f} {articles / timing.seconds:11.0f} "
-                          f"{timing.peak_mb:8.0f} {ratio if measure == 'cold build' else ''}", flush=True)
+                    print(f"{label:<34} {measure:<26} {_figures(timing, articles)} "
+                          f"{ratio if measure == 'cold build' else ''}", flush=True)
                 for name, timing in compared.items():
-                    print(f"{label:<34} {name + ' (cold)':<26} {timing.seconds:8.2f} {articles / timing.seconds:11.0f} "
-                          f"{timing.peak_mb:8.0f}", flush=True)
+                    print(f"{label:<34} {name + ' (cold)':<26} {_figures(timing, articles)}", flush=True)
                 if size == "example":
                     seconds = serve_edit(site)
                     shown = f"{seconds:8.2f}" if seconds is not None else "  failed"
@@ -154,6 +156,11 @@ def _site(size: str, charts: int | None, scratch: Path) -> tuple[str, Path, int]
     count = int(size)
     site = make_corpus(scratch / f"corpus-{count}-{charts}", count, 20, charts or 0)
     return f"{count:,} articles, {charts} chart{'s' if charts != 1 else ''} each", site, count
+
+
+def _figures(timing: Timing, articles: int) -> str:
+    return (f"{timing.seconds:8.2f} {timing.cpu_seconds:7.2f} {articles / timing.seconds:11.0f} "
+            f"{timing.peak_mb:8.0f}")
 
 
 def _ratio(other: Timing | None, timing: Timing) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import shutil
 import sqlite3
 from collections.abc import Iterator
@@ -107,6 +106,8 @@ def test_a_build_over_damaged_databases_succeeds_and_caches_again(tmp_path: Path
 
 
 def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
+    """``check`` never writes the caches; a build writes them when it succeeds, or a batch at a
+    time once BATCH_BYTES are held (never in a site this small)."""
     from click.testing import CliRunner
 
     from evidencepress.cli import main
@@ -511,70 +512,100 @@ def test_a_build_after_a_missed_replay_hashes_its_inputs_once_more_only_at_the_e
     assert len(calls) == 2  # replayed for another folder: still not twice at the start
 
 
-def test_after_begin_values_go_into_one_transaction_that_commit_ends(tmp_path: Path) -> None:
-    """A build's values are written as they come, not held: another connection sees none of them
-    before the commit, the store itself reads them back at once, and the commit writes them all."""
-    path = tmp_path / "cache" / "store.sqlite"
-    store = Store(path)
-    store.begin()
-    assert not path.exists(), "begin alone created the database"
-    store.save("a", "value a")
-    assert store.writes_at_once() and path.is_file()
-    store.save_pickled("b", pickle.dumps("value b"))
-    assert store.load("a") == "value a" and store.has("b")  # through the open transaction
-    assert _tables_seen_by_another_connection(path) == 0  # the database as it was: new, empty
-    store.commit()
-    assert not store.writes_at_once() and _entries(path) == 2
-    store.save("c", "value c")  # after the commit: held until the next one, as without begin
-    assert _entries(path) == 2
-    store.commit()
-    assert [Store(path).load(key) for key in ("a", "b", "c")] == ["value a", "value b", "value c"]
+READ_ELSEWHERE = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=5.0)
+started = time.perf_counter()
+(count,), = db.execute("SELECT count(*) FROM entries").fetchall()
+print(count, time.perf_counter() - started)
+"""
 
 
-def test_rollback_after_begin_leaves_the_database_as_it_was(tmp_path: Path) -> None:
-    path = tmp_path / "cache" / "store.sqlite"
-    store = Store(path)
-    store.begin()
-    store.save("a", "value a")
-    store.rollback()  # the transaction created the database (and its folder): both go
-    assert not path.parent.exists()
-    store.save("old", "old value")
-    store.commit()
-    before = path.read_bytes()
-    store.begin()
-    for number in range(8):  # 8 MB: past SQLite's page cache, so that pages reach the file before the end
-        store.save_pickled(f"{number}", os.urandom(1 << 20))
-    store.rollback()
-    assert path.read_bytes() == before and _entries(path) == 1
-    assert sorted(p.name for p in path.parent.iterdir()) == ["store.sqlite"]
-    store.save("next", "next value")
-    store.commit()
-    assert [Store(path).load(key) for key in ("old", "0", "next")] == ["old value", None, "next value"]
+def _read_elsewhere(path: Path) -> tuple[int, float]:
+    """The entries another process sees, and how long it waited for them."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", READ_ELSEWHERE, str(path)], capture_output=True, text=True, check=True)
+    count, seconds = done.stdout.split()
+    return int(count), float(seconds)
 
 
-def test_a_store_that_cannot_begin_keeps_values_for_its_commit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another process holds the database past BUSY_SECONDS: the values are held, and written by
-    the commit once the lock is gone."""
+def test_after_begin_values_are_written_in_batches_that_never_keep_other_processes_waiting(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build writes what it saved once BATCH_BYTES are held, each batch in a transaction of
+    its own: it holds neither every page nor the write lock until its end, so a dev server of
+    the same site reads the cache meanwhile without waiting."""
     from evidencepress import cachestore
 
-    monkeypatch.setattr(cachestore, "BUSY_SECONDS", 0.05)
-    path = tmp_path / "store.sqlite"
-    Store(path).commit()  # an empty database
+    monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
+    path = tmp_path / "cache" / "store.sqlite"
     store = Store(path)
-    other = sqlite3.connect(path, isolation_level=None)
-    try:
-        other.execute("BEGIN EXCLUSIVE")
-        store.begin()
-        store.save("a", "value a")
-        assert not store.writes_at_once()
-        other.execute("ROLLBACK")
-    finally:
-        other.close()
+    store.begin()
+    assert store.writes_as_it_goes
+    store.save_pickled("a", os.urandom(2 << 20))
+    assert not path.exists(), "written before a batch was full"
+    store.save_pickled("b", os.urandom(2 << 20))  # 4 MB held: a batch
+    assert _entries(path) == 2 and store.has("a") and store.load_pickled("b") is not None
+    store.save_pickled("c", os.urandom(2 << 20))
+    count, waited = _read_elsewhere(path)
+    assert count == 2 and waited < 1.0
+    store.save("d", "value d")
     store.commit()
-    assert Store(path).load("a") == "value a"
+    assert not store.writes_as_it_goes and _entries(path) == 4
+    assert Store(path).load("d") == "value d"
 
 
-def test_a_build_stores_its_pages_as_it_goes_and_a_failed_render_stores_nothing(tmp_path: Path) -> None:
+def test_rollback_drops_what_no_batch_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed build keeps the batches it wrote (each entry is right for its key) and nothing
+    else; one that wrote no batch leaves no database at all."""
+    from evidencepress import cachestore
+
+    monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
+    path = tmp_path / "cache" / "store.sqlite"
+    store = Store(path)
+    store.begin()
+    store.save("small", "small value")
+    store.rollback()
+    assert not path.parent.exists()
+    store.begin()
+    store.save_pickled("a", os.urandom(2 << 20))
+    store.save_pickled("b", os.urandom(2 << 20))  # written: a batch
+    store.save("c", "value c")
+    store.rollback()
+    assert not store.writes_as_it_goes
+    store.commit()
+    assert _entries(path) == 2 and Store(path).load("c") is None
+
+
+def test_a_batch_that_cannot_be_written_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full disk, say, while a build writes a batch: that batch is lost (a cache only saves
+    time), the build goes on, and what it saves afterwards is written."""
+    from evidencepress import cachestore
+
+    monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    store.begin()
+    insert = cachestore._insert
+    failed: list[str] = []
+
+    def full_disk(db: sqlite3.Connection, key: str, data: bytes, now: float) -> None:
+        if not failed:  # once: space is freed by the next batch
+            failed.append(key)
+            raise sqlite3.OperationalError("database or disk is full")
+        insert(db, key, data, now)
+
+    monkeypatch.setattr(cachestore, "_insert", full_disk)
+    store.save_pickled("a", os.urandom(2 << 20))
+    store.save_pickled("b", os.urandom(2 << 20))  # this batch fails
+    store.save("c", "value c")
+    store.commit()
+    assert [Store(path).has(key) for key in ("a", "b", "c")] == [False, False, True]
+
+
+def test_a_build_with_a_template_error_leaves_the_caches_of_a_small_site_as_they_were(tmp_path: Path) -> None:
+    """Below BATCH_BYTES nothing is written before the commit, which a failed build never reaches."""
     from sitekit import REPO
 
     root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
@@ -587,38 +618,3 @@ def test_a_build_stores_its_pages_as_it_goes_and_a_failed_render_stores_nothing(
     problems = build_site(BuildOptions(root=root, jobs=1))  # C is validated (and saved), then rendering fails
     assert [p.rule for p in problems if p.is_error] == ["template"]
     assert {path.name: path.read_bytes() for path in (root / ".cache").glob("*.sqlite*")} == cache
-
-
-def _tables_seen_by_another_connection(path: Path) -> int:
-    with _database(path) as db:
-        (count,), = db.execute("SELECT count(*) FROM sqlite_master").fetchall()
-    return int(count)
-
-
-def test_an_insert_that_fails_midway_keeps_the_later_values_for_the_commit(tmp_path: Path,
-                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full disk, say, while a build writes as it goes: what was written since begin is lost (a
-    cache only saves time), the values saved afterwards are committed, and the rollback that
-    ends every build leaves the committed database alone."""
-    from evidencepress import cachestore
-
-    path = tmp_path / "cache" / "store.sqlite"
-    store = Store(path)
-    store.begin()
-    store.save("a", "value a")
-    insert = cachestore._insert
-    failed: list[str] = []
-
-    def full_disk(db: sqlite3.Connection, key: str, data: bytes, now: float) -> None:
-        if key == "b" and not failed:  # once: space is freed by the time of the commit
-            failed.append(key)
-            raise sqlite3.OperationalError("database or disk is full")
-        insert(db, key, data, now)
-
-    monkeypatch.setattr(cachestore, "_insert", full_disk)
-    store.save("b", "value b")
-    store.save("c", "value c")
-    assert not store.writes_at_once()
-    store.commit()
-    store.rollback()
-    assert [Store(path).load(key) for key in ("a", "b", "c")] == [None, "value b", "value c"]

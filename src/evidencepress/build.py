@@ -96,14 +96,14 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
     caches = site_caches(options)
     if options.use_cache:
-        caches.begin()  # pages and rendered files go into the caches as they are made
+        caches.begin()  # pages and rendered files go into the caches in batches as they are made
     try:
         more, written = _plan_and_write(options, setup, out, caches, progress, checkpoint)
         problems += more
         if written is not None and options.use_cache:
             caches.commit()
     finally:
-        caches.rollback()  # a build that failed (or was stopped) leaves the caches as they were
+        caches.rollback()  # a build that failed (or was stopped) drops what no batch wrote
     if written is not None and options.use_cache:
         _remember(options, digest, problems, out, written)
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)

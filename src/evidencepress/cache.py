@@ -4,10 +4,10 @@ Keys are sha256 digests of everything a result depends on — the bytes of the
 input, the schemas or templates, the configuration, and a fingerprint of this
 package's own code — never file times, so a cache entry is right or absent.
 The page and rendered caches are each one SQLite database (``pages.sqlite``,
-``rendered.sqlite``): a build's entries go in as they are made, inside one
-transaction that it commits at its end (a build that fails or is killed leaves
-the previous database), and cost no file per entry (``cachestore.Store``). The
-chart cache and the build records are folders of files. Each cache has a size
+``rendered.sqlite``): a build's entries go in as they are made, a batch per
+transaction, and cost no file per entry (``cachestore.Store``); each entry is
+right for its key, so what a failed or killed build wrote may serve the next.
+The chart cache and the build records are folders of files. Each cache has a size
 bound; :func:`prune_store` and :func:`prune` remove the least recently used
 entries past it, never those the build that prunes wrote or used.
 A cache that cannot be read or written only costs time: it never fails a build
@@ -80,7 +80,7 @@ class Caches:
     rendered: Store  # each article's index.html/json/md/csv, each record page's index.html/json/md
 
     def begin(self) -> None:
-        """A build: what is saved from now on goes into the databases at once (Store.begin)."""
+        """A build: what is saved from now on is written in batches as it goes (Store.begin)."""
         self.pages.begin()
         self.rendered.begin()
 
@@ -89,8 +89,8 @@ class Caches:
         self.rendered.commit()
 
     def rollback(self) -> None:
-        self.rendered.rollback()  # opened last: the folder the first created goes with the last database
         self.pages.rollback()
+        self.rendered.rollback()
 
     def close(self) -> None:
         self.pages.close()

@@ -1,8 +1,9 @@
 """One cache of pickled values by key, in an SQLite database file (see cache.py).
 
-A build's entries go in with one transaction, which is atomic (a build killed
-before it commits leaves the previous database), and cost no file per entry; a
-build opens it at its first entry and writes each entry as it comes (``begin``);
+Entries go in with transactions, which are atomic (a process killed while it
+commits leaves the database as it was), and cost no file per entry; a build
+writes its entries in batches as it goes (``begin``), so that it never holds
+them all and other processes (a dev server) are never kept waiting long;
 sizes and use times are kept apart from the values, so marking entries used
 rewrites small rows and pruning reads no value. A database that is damaged,
 locked or foreign only costs time: reads miss and the next commit replaces it.
@@ -10,7 +11,6 @@ locked or foreign only costs time: reads miss and the next commit replaces it.
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 import sqlite3
 import threading
@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 K = TypeVar("K")
 
 BUSY_SECONDS = 5.0  # how long to wait for another process (a serve and a build of one site) before giving up
+BATCH_BYTES = 16 << 20  # after begin(), what is saved is written once this much is held
 # The values and their sizes and use times are apart: marking thousands of entries used (each build
 # that reads them) rewrites small rows, never a blob, and pruning reads no blob.
 _SCHEMA = (("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, size INTEGER NOT NULL, used REAL NOT NULL) "
@@ -34,12 +35,13 @@ class Store:
     """One cache of pickled values by key, in an SQLite database file.
 
     ``save`` keeps a value in memory; ``commit`` writes what was saved to the database, so
-    that a failed build writes nothing (and ``check``, which never commits, neither): reading
-    never creates the file, and a missing file is a miss. A store kept across rebuilds
-    (``serve``) answers from memory first, then from the database. ``path`` None: memory only.
-    After ``begin`` (a build), each value saved goes into the database at once, inside one
-    transaction that ``commit`` ends and ``rollback`` drops: a large site's pages are neither
-    held until the end nor read back then, and a failed build still writes nothing.
+    that ``check``, which never commits, writes nothing: reading never creates the file, and a
+    missing file is a miss. A store kept across rebuilds (``serve``) answers from memory first,
+    then from the database. ``path`` None: memory only. After ``begin`` (a build), what is
+    saved is written in a transaction of its own whenever BATCH_BYTES are held: a large site's
+    pages are neither held until the end nor read back then, and the write lock is held only
+    while a batch is written. A build that fails or is killed leaves the batches it wrote (each
+    entry is right for its key: a later build may use it) and ``rollback`` drops the rest.
 
     The connection is opened at the first read (or commit), never at import, and is shared by
     the threads that use the store (the dev server rebuilds in its watcher's thread) under a
@@ -57,10 +59,8 @@ class Store:
         self._opened: tuple[int, int] | None = None  # the file the connection opened (device, inode)
         self._closer: weakref.finalize[[], Store] | None = None
         self._unreadable = False  # the database failed a read: reads miss until a commit replaces it
-        self._wanted = False  # begin() was called: the transaction opens at the first value saved
-        self._open_since: float | None = None  # when the transaction of begin() opened, while it is open
-        self._created = False  # that transaction created the database file
-        self._created_folder = False  # and the folder it is in
+        self._batches = False  # begin() was called: what is saved is written in batches
+        self._held = 0  # bytes saved and not yet written
 
     def load(self, key: str) -> Any | None:
         data = self.load_pickled(key)
@@ -93,75 +93,30 @@ class Store:
 
     def save_pickled(self, key: str, data: bytes) -> None:
         """Save a value pickled elsewhere (by a worker process)."""
-        if self.writes_at_once() and self._insert_now(key, data):
-            return
         self._memory[key] = data
         self._pending.add(key)
+        self._held += len(data)
+        if self._batches and self._held >= BATCH_BYTES:
+            self._write_pending([], [])
 
     def begin(self) -> None:
-        """Write each value saved from now on at once, inside one transaction that ``commit``
-        ends and ``rollback`` drops (opened at the first value: a build that saves nothing
-        creates no database). Another process's commit meanwhile waits up to BUSY_SECONDS, then
-        is left unwritten. A store that cannot open it (locked, read-only, no path) keeps saving
-        in memory; a damaged database is replaced first."""
-        self._wanted = self.path is not None
+        """From now until ``commit`` or ``rollback``, write what is saved whenever BATCH_BYTES are
+        held (a build)."""
+        self._batches = self.path is not None
 
-    def writes_at_once(self) -> bool:
-        """Does a value saved now go into the database at once? (The transaction of ``begin`` is
-        opened here, at the first value.)"""
-        if self._wanted:
-            self._wanted = False  # one attempt
-            with self._lock:
-                self._open_transaction()
-        return self._open_since is not None
+    @property
+    def writes_as_it_goes(self) -> bool:
+        """Is what is saved now written before the commit (``begin``)?"""
+        return self._batches
 
     def rollback(self) -> None:
-        """Drop what was saved since the last commit (a failed build), in memory and in the open
-        transaction; a database that the transaction created is removed."""
-        with self._lock:
-            self._rollback()
-            self._open_since, self._wanted = None, False
-            if self._created and self.path is not None:
-                self._replace()
-                if self._created_folder:
-                    with contextlib.suppress(OSError):
-                        self.path.parent.rmdir()  # only when nothing else is in it (the chart cache)
-                self._created = self._created_folder = False
+        """Drop what was saved and not yet written (a failed build); end ``begin``."""
         for key in self._pending:
             self._memory.pop(key, None)
         self._pending.clear()
         self._later.clear()
         self._used.clear()
-
-    def _open_transaction(self) -> None:
-        assert self.path is not None
-        created, self._created_folder = not self.path.exists(), not self.path.parent.exists()
-        for attempt in range(2):
-            try:
-                self._begin(self._writer())
-            except (sqlite3.Error, OSError) as exc:
-                self._rollback()
-                if attempt or not _damaged(exc):
-                    return
-                self._replace()
-                created = True
-            else:
-                self._open_since, self._unreadable, self._created = time.time(), False, created
-                return
-
-    def _insert_now(self, key: str, data: bytes) -> bool:
-        """Into the open transaction; False when it failed (then rolled back: what was saved
-        since ``begin`` is lost, a cache only saves time, and values are held for ``commit``)."""
-        with self._lock:
-            if self._db is None or self._open_since is None:
-                return False
-            try:
-                _insert(self._db, key, data, self._open_since)
-            except (sqlite3.Error, OSError):
-                self._rollback()
-                self._open_since = None
-                return False
-        return True
+        self._batches, self._held = False, 0
 
     def save_later(self, key: str, value: Callable[[], Any]) -> None:
         """Save what ``value()`` returns, at commit: for values the build holds anyway (rendered
@@ -179,6 +134,7 @@ class Store:
         replaced by a new one, into which the commit is written again. An exception raised by a
         ``save_later`` callable rolls the transaction back and propagates, but for an ``OSError``,
         which only leaves the commit unwritten."""
+        self._batches = False
         later = sorted(self._later.items())
         self._later = {}
         if self.path is None:
@@ -186,16 +142,18 @@ class Store:
                 self.save(key, value())
             self._used.clear()
             return
-        pending = sorted(self._pending)
         used = sorted(self._used.difference(self._pending, (key for key, _ in later)))
         try:
+            self._write_pending(later, used)
+        finally:
+            self._used.clear()
+
+    def _write_pending(self, later: list[tuple[str, Callable[[], Any]]], used: list[str]) -> None:
+        """Write the values saved and not yet written, and ``later`` and ``used`` (see commit), in
+        one transaction; the saved values leave memory, written or not."""
+        pending = sorted(self._pending)
+        try:
             with self._lock:
-                opened = self._open_since is not None and self._db is not None and self._db.in_transaction
-                self._wanted, self._open_since, self._created, self._created_folder = False, None, False, False
-                if opened:  # begin()'s transaction ends
-                    with contextlib.suppress(sqlite3.Error, OSError):  # a full disk, say: left as it was
-                        self._write(later, pending, used, opened=True)
-                    return
                 for attempt in range(2):
                     try:
                         self._write(later, pending, used)
@@ -210,23 +168,21 @@ class Store:
             for key in pending:
                 self._memory.pop(key, None)
             self._pending.clear()
-            self._used.clear()
+            self._held = 0
 
     def close(self) -> None:
         """Close the connection (a later read or commit opens it again)."""
         with self._lock:
             self._close()
 
-    def _write(self, later: list[tuple[str, Callable[[], Any]]], pending: list[str], used: list[str],
-               opened: bool = False) -> None:
-        """One transaction (``opened``: the one ``begin`` opened); rolled back on any error or
-        exception, which propagates."""
-        db = self._db if opened else self._writer()
-        assert db is not None, "begin() opened it"
+    def _write(self, later: list[tuple[str, Callable[[], Any]]], pending: list[str], used: list[str]) -> None:
+        """One transaction; rolled back on any error or exception, which propagates."""
+        db = self._writer()
         now = time.time()
         try:
-            if not opened:
-                self._begin(db)
+            db.execute("BEGIN IMMEDIATE")  # waits for another process's commit, up to BUSY_SECONDS
+            for statement in _SCHEMA:
+                db.execute(statement)
             for key, value in later:
                 data = _pickled(value())
                 if data is not None:
@@ -239,12 +195,6 @@ class Store:
         except BaseException:
             self._rollback()
             raise
-
-    @staticmethod
-    def _begin(db: sqlite3.Connection) -> None:
-        db.execute("BEGIN IMMEDIATE")  # waits for another process's commit, up to BUSY_SECONDS
-        for statement in _SCHEMA:
-            db.execute(statement)
 
     def _query(self, sql: str, key: str) -> Any | None:
         """The first column of the first row ``sql`` finds for ``key``; None on a miss or any error."""

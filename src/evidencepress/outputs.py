@@ -155,10 +155,10 @@ def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ct
 
 
 def _keep(rendered: Store, key: str, outputs: dict[str, bytes], again: Callable[[], dict[str, bytes]]) -> None:
-    """Save a page's rendered files in the cache: at once when the store writes as it goes (a
-    build), else read ``again`` from the output at commit, so that a site's rendered files are
-    never all held."""
-    if rendered.writes_at_once():
+    """Save a page's rendered files in the cache: now when the store writes as it goes (a build),
+    else read ``again`` from the output at commit, so that a site's rendered files are never all
+    held."""
+    if rendered.writes_as_it_goes:
         rendered.save(key, outputs)
     else:
         rendered.save_later(key, again)

@@ -37,14 +37,15 @@ TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve() / "
 @dataclass(frozen=True)
 class Timing:
     seconds: float
-    cpu_seconds: float  # user and system, of the process and the workers it waited for
+    cpu_seconds: float  # user and system, of the process and the workers it waited for (not a fork server's)
     peak_mb: float
     ok: bool
 
 
 def run(command: list[str], cwd: Path | None = None) -> Timing:
     """Wall time, CPU time and peak resident memory (of the process and the workers it waited
-    for). CPU time varies less from run to run than wall time on a shared machine."""
+    for: chart workers, children of a fork server, are not counted). CPU time varies less from
+    run to run than wall time on a shared machine."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)

@@ -273,3 +273,29 @@ def test_pages_are_not_queued_once_pagefind_has_stopped(tmp_path: Path, monkeypa
         assert service._outbox.qsize() == queued
         index = run.finish()
     assert not index.available and "Pagefind exited with 2" in index.problems[0].message
+
+
+PAGE = (b'<!doctype html><html lang="en"><head><title>T</title></head><body class="b">'
+        b'<header><a href="/">Site</a></header><main><article class="a" data-pagefind-body><h1>A</h1><p>Text</p>'
+        b'</article></main><footer>Footer</footer></body></html>')
+
+
+@pytest.mark.parametrize("around", [b'<span data-pagefind-filter="engine">x</span>', b"<H1>Site</H1>",
+                                    b'<img src="logo.png" alt="">', b'<div data-pagefind-meta="image:/i.png"></div>'])
+def test_pagefind_reads_the_indexed_element_alone_unless_something_around_it_counts(around: bytes) -> None:
+    """Around the data-pagefind-body element Pagefind still reads filters, metadata, the first h1
+    (the title) and an image: a page with any of these around it is sent whole."""
+    assert what_pagefind_reads(PAGE) == (b'<!doctype html><html lang="en"><head><title>T</title></head><body class="b">'
+                                         b'<article class="a" data-pagefind-body><h1>A</h1><p>Text</p></article>'
+                                         b"</body></html>")
+    with_it = PAGE.replace(b"<footer>Footer</footer>", b"<footer>" + around + b"</footer>")
+    assert what_pagefind_reads(with_it) == with_it
+
+
+def test_a_body_element_holding_one_of_its_own_kind_or_never_closed_is_sent_whole() -> None:
+    nested = PAGE.replace(b"<p>Text</p>", b"<article><p>Text</p></article>")
+    assert what_pagefind_reads(nested) == nested
+    unclosed = PAGE.replace(b"</article>", b"")
+    assert what_pagefind_reads(unclosed) == unclosed
+    bodiless = PAGE.replace(b' class="b"', b"").replace(b"<body>", b"")
+    assert what_pagefind_reads(bodiless) == bodiless

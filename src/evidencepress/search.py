@@ -50,6 +50,10 @@ _IGNORED_TABLE = re.compile(rb'(<div class="table-scroll"[^<>]*\bdata-pagefind-i
                             re.DOTALL)
 
 
+_BODY_TAG = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
+_INDEXED_OPENING = re.compile(rb"<([a-z][a-z0-9]*)\b[^>]*\bdata-pagefind-body\b[^>]*>")
+
+
 @dataclass(frozen=True)
 class SearchIndex:
     files: Mapping[str, bytes]  # path inside pagefind/ -> bytes
@@ -157,10 +161,31 @@ def search_run(indexer: SearchIndexer | None, language: str) -> PagefindRun | In
 
 def what_pagefind_reads(html: bytes) -> bytes:
     """The page without what the index leaves out anyway, which Pagefind would parse for nothing:
-    inline chart drawings (excluded as ``figure svg``: half of a page with two charts) and tables
+    the page around its ``data-pagefind-body`` element (site header, navigation, footer), inline
+    chart drawings (excluded as ``figure svg``: half of a page with two charts) and tables
     marked ``data-pagefind-ignore`` that hold no other Pagefind attribute (most of a record page
     that many articles cite). The bundle is the same (tested)."""
-    return _IGNORED_TABLE.sub(_emptied_table, _DRAWING.sub(rb"\1\2", html))
+    return _IGNORED_TABLE.sub(_emptied_table, _DRAWING.sub(rb"\1\2", _indexed_element(html)))
+
+
+def _indexed_element(html: bytes) -> bytes:
+    """The page's head and its ``data-pagefind-body`` element alone, when nothing around that
+    element counts for Pagefind; else the page. Around the body, Pagefind still reads filters,
+    metadata and sorts (any ``data-pagefind-`` attribute), the first ``h1`` as the title and an
+    image after it (its fossick/parser.rs), so a page with any of these around is kept whole."""
+    body_tag = _BODY_TAG.search(html)
+    opening = _INDEXED_OPENING.search(html, body_tag.end()) if body_tag else None
+    if body_tag is None or opening is None:
+        return html
+    tag = opening.group(1)
+    close = html.find(b"</" + tag + b">", opening.end())
+    if close < 0 or re.search(rb"<" + tag + rb"\b", html[opening.end():close]):
+        return html  # not closed, or an element of the same name inside: the first closing tag is not its own
+    end = close + len(tag) + 3
+    around = (html[body_tag.end():opening.start()] + html[end:]).lower()
+    if any(marker in around for marker in (b"data-pagefind-", b"<h1", b"<img")):
+        return html
+    return html[:body_tag.end()] + html[opening.start():end] + b"</body></html>"
 
 
 def _emptied_table(found: re.Match[bytes]) -> bytes:

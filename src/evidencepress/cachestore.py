@@ -118,10 +118,15 @@ class Store:
         self._used.clear()
         self._batches, self._held = False, 0
 
-    def save_later(self, key: str, value: Callable[[], Any]) -> None:
+    def save_later(self, key: str, value: Callable[[], Any], now: Any = None) -> None:
         """Save what ``value()`` returns, at commit: for values the build holds anyway (rendered
-        files), so that they are not held twice, once pickled, until the build is done."""
-        self._later[key] = value
+        files), so that they are not held twice, once pickled, until the build is done. ``now``:
+        the value itself, in hand, which a store that writes as it goes (``begin``) saves at once
+        (it is then never held, nor asked for again)."""
+        if now is not None and self._batches:
+            self.save(key, now)
+        else:
+            self._later[key] = value
 
     def commit(self) -> None:
         """Write the values saved since the last commit in one transaction (a build killed meanwhile

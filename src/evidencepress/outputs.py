@@ -79,7 +79,7 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             if progress is not None:
                 progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
             if new_key is not None:
-                _keep(rendered, new_key, outputs, functools.partial(_files_of, files, url, tuple(outputs)))
+                rendered.save_later(new_key, functools.partial(_files_of, files, url, tuple(outputs)), outputs)
             put(url, outputs)
         if progress is not None:
             progress("indexing search", 0, 0)
@@ -152,16 +152,6 @@ def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ct
     put("/", {MARKER: MARKER_TEXT})
     put("/static/", static_files(templates))
     put("/schema/", dict(plan.schemas.published))
-
-
-def _keep(rendered: Store, key: str, outputs: dict[str, bytes], again: Callable[[], dict[str, bytes]]) -> None:
-    """Save a page's rendered files in the cache: now when the store writes as it goes (a build),
-    else read ``again`` from the output at commit, so that a site's rendered files are never all
-    held."""
-    if rendered.writes_as_it_goes:
-        rendered.save(key, outputs)
-    else:
-        rendered.save_later(key, again)
 
 
 def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, bytes]:

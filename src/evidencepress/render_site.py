@@ -61,13 +61,14 @@ def record_json(record: Record, ctx: SiteContext) -> bytes:
     its article's export text (a result sits at the same depth in both): a record that many
     articles cite holds tens of thousands of results, which would otherwise be written again."""
     texts = _result_texts(record)
-    if texts is None:
+    if texts is None or not texts:
         return dump_json(record_document(record, ctx))
-    head = jsontext.dumps({key: value for key, value in record_document(record, ctx, ()).items()
-                           if key in ("page", "facts")})
-    results = "[\n    " + ",\n    ".join(texts) + "\n  ]" if texts else "[]"
-    tail = f',\n  "{RESULTS}": {results},\n  "conditions": {{}}\n}}\n'
-    return (head[: -len("\n}")] + tail).encode("utf-8")
+    # The document without its results, and their texts where its empty list is: a member of the
+    # top-level object is the only place a line break is followed by two spaces and that key.
+    without = jsontext.dumps(record_document(record, ctx, ()))
+    empty = f'\n  "{RESULTS}": []'
+    results = f'\n  "{RESULTS}": [\n    ' + ",\n    ".join(texts) + "\n  ]"
+    return (without.replace(empty, results, 1) + "\n").encode("utf-8")
 
 
 def _result_texts(record: Record) -> list[str] | None:

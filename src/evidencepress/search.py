@@ -48,8 +48,7 @@ _DRAWING = re.compile(rb'(<div class="chart-drawing[^"<>]*">)<svg\b.*?</svg>\n?(
 # on a record that many articles cite). Cell text is escaped: no "</table>" inside.
 _IGNORED_TABLE = re.compile(rb'(<div class="table-scroll"[^<>]*\bdata-pagefind-ignore>)\s*<table\b.*?</table>\s*(</div>)',
                             re.DOTALL)
-
-
+# The page's body tag, and the opening tag of the element that Pagefind indexes.
 _BODY_TAG = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
 _INDEXED_OPENING = re.compile(rb"<([a-z][a-z0-9]*)\b[^>]*\bdata-pagefind-body\b[^>]*>")
 

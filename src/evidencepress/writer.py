@@ -171,15 +171,18 @@ class StagedFolder:
             self.wait()  # a file put again: the last version wins, as written in order
 
     def read(self, rel: str) -> bytes:
-        self.wait()
-        return ((self.target if self.swapped else self.path) / rel).read_bytes()
+        return self._written(rel).read_bytes()
 
     def read_chunks(self, rel: str, size: int = 1 << 20) -> Iterator[bytes]:
         """A file back, ``size`` bytes at a time (a large data file is never held whole)."""
-        self.wait()
-        with ((self.target if self.swapped else self.path) / rel).open("rb") as handle:
+        with self._written(rel).open("rb") as handle:
             while block := handle.read(size):
                 yield block
+
+    def _written(self, rel: str) -> Path:
+        """Where the file is, once every write is done: in the target once the swap is done."""
+        self.wait()
+        return (self.target if self.swapped else self.path) / rel
 
     def wait(self) -> None:
         """Every file put so far is written (or its error raised)."""

@@ -7,9 +7,12 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sitekit import article, export, make_site, result
 
 from evidencepress import jsontext
+from evidencepress.records import split_conditions
 from evidencepress.build import BuildOptions, plan_site
 from evidencepress.cli import main
 from evidencepress.outputs import site_context
@@ -159,3 +162,29 @@ def test_a_record_json_reuses_each_result_as_its_article_wrote_it(tmp_path: Path
     page = shared.citations[0].page
     page.__dict__["export_text"] = jsontext.Marked(page.export_json, array.array("q"))
     assert record_json(shared, ctx) == dump_json(record_document(shared, ctx))
+
+
+# Condition values that are equal in Python but written differently (1, 1.0, true; 22.5 and 22.50),
+# or of kinds the fast comparison leaves to the slow one (null, lists, objects).
+CONDITION_VALUES = st.sampled_from([
+    "a", "b", "", 1, 2, 1.0, True, False, None, 22.5, jsontext.AuthoredFloat("22.50"), jsontext.AuthoredInt("-0"), 0,
+    [1], [1.0], {"k": 1}])
+
+
+@given(st.lists(st.dictionaries(st.sampled_from(["model", "engine", "x", "y"]), CONDITION_VALUES, max_size=4),
+                min_size=1, max_size=6))
+@settings(max_examples=400, deadline=None)
+def test_a_condition_is_shared_when_every_result_has_it_written_the_same(conditions: list[dict[str, object]]) -> None:
+    """Shared: present in every result with the same JSON text (1, 1.0 and true differ, as do 22.5
+    and 22.50); any other key varies. Core keys come first, then the others as first seen."""
+    results = [{"conditions": found} for found in conditions]
+    shared, varying = split_conditions(results, ("model", "engine"))
+    seen = list(dict.fromkeys(key for found in conditions for key in found))
+    keys = [key for key in ("model", "engine") if key in seen] + [key for key in seen if key not in ("model", "engine")]
+    texts = [[jsontext.dumps(found[key], indent=None) if key in found else None for found in conditions]
+             for key in keys]
+    expected_shared = [key for key, written in zip(keys, texts, strict=True)
+                       if None not in written and len(set(written)) == 1]
+    assert [key for key, _ in shared] == expected_shared
+    assert list(varying) == [key for key in keys if key not in expected_shared]
+    assert all(value is conditions[0][key] for key, value in shared)

@@ -122,7 +122,7 @@ def _row(path: str, result: Mapping[str, Any], conditions: Sequence[str], column
         low,
         high,
         result.get("evidence_url"),
-        *(own.get(key) for key in conditions),
+        *map(own.get, conditions),
     )
     return ResultRow(path, columns, values)
 

@@ -9,6 +9,7 @@ results are split into those every result shares and those that vary.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -124,19 +125,31 @@ def split_conditions(results: Sequence[Mapping[str, Any]],
     """(conditions every result has with the same value, keys that vary): ``core`` keys first,
     in their order, then the others in the order they are first seen."""
     conditions = [_conditions(result) for result in results]
-    seen: dict[str, None] = {}
-    for found in conditions:
-        seen.update(dict.fromkeys(found))
+    seen = dict.fromkeys(itertools.chain.from_iterable(conditions))
     keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
+    absent = itertools.repeat(ABSENT)
+    # each key's values, one per result (a record cited by many results has hundreds of thousands)
+    columns = zip(*(tuple(map(found.get, keys, absent)) for found in conditions))
     shared: list[tuple[str, Any]] = []
     varying: list[str] = []
-    for key in keys:
-        first = conditions[0].get(key, ABSENT)
-        if first is not ABSENT and all(_same(first, found.get(key, ABSENT)) for found in conditions[1:]):
-            shared.append((key, first))
+    for key, values in zip(keys, columns):
+        if _all_same(values):
+            shared.append((key, values[0]))
         else:
             varying.append(key)
     return tuple(shared), tuple(varying)
+
+
+def _all_same(values: tuple[Any, ...]) -> bool:
+    """Every value present and equal as authored. Values all of one type of ``_EQUAL_AS_WRITTEN``
+    (most conditions: strings) are compared at once."""
+    first = values[0]
+    if first is ABSENT:
+        return False
+    kinds = set(map(type, values))
+    if len(kinds) == 1 and type(first) in _EQUAL_AS_WRITTEN:
+        return values.count(first) == len(values)
+    return all(_same(first, value) for value in values[1:])
 
 
 def _conditions(result: Mapping[str, Any]) -> Mapping[str, Any]:

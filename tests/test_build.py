@@ -277,6 +277,35 @@ def test_a_chart_of_zeros_draws_without_warnings(tmp_path: Path) -> None:
     assert (root / "_site/guides/a/decode.svg").read_bytes().startswith(b"<?xml")
 
 
+EXIT_PROBE = """
+import atexit, sys
+from evidencepress import cli
+atexit.register(lambda: print("atexit handler ran", flush=True))
+sys.argv = ["evidencepress", *sys.argv[1:]]
+cli.run()
+"""
+
+
+@pytest.mark.parametrize(("arguments", "status", "said"), [
+    (["build"], 0, "built in"),
+    (["check"], 1, "broken internal link /guides/missing/"),
+    (["build", "--no-such-option"], 2, "Error: No such option '--no-such-option'"),
+    (["--version"], 0, "evidencepress, version"),
+])
+def test_the_command_exits_with_its_status_after_the_atexit_handlers(tmp_path: Path, arguments: list[str],
+                                                                      status: int, said: str) -> None:
+    """``run`` (the console command) leaves with os._exit, without freeing the build's objects:
+    the status, the output and the atexit handlers are those of a normal exit."""
+    body = "See [the other page](/guides/missing/)." if status == 1 else "Text."
+    root = make_site(tmp_path, {"guides/a.md": article("A", body)})
+    where = ["--root", str(root)] if arguments[0] != "--version" else []
+    outcome = subprocess.run([sys.executable, "-c", EXIT_PROBE, *arguments, *where], capture_output=True, text=True,
+                             check=False)
+    assert outcome.returncode == status, outcome.stderr
+    assert said in outcome.stdout + outcome.stderr
+    assert outcome.stdout.endswith("atexit handler ran\n")
+
+
 def test_broken_reference_link_is_reported_at_its_definition(tmp_path: Path) -> None:
     body = "See [the other page][other].\n\nMore text.\n\n[other]: /guides/missing/\n"
     root = make_site(tmp_path, {"guides/a.md": article("A", body)})

@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from sitekit import article, export, make_site, result
 
 from evidencepress import jsontext
-from evidencepress.records import split_conditions
 from evidencepress.build import BuildOptions, plan_site
 from evidencepress.cli import main
 from evidencepress.outputs import site_context
+from evidencepress.records import split_conditions
 from evidencepress.render import dump_json
 from evidencepress.render_site import record_document, record_json
 

@@ -5,6 +5,7 @@ Exit codes: 0 success, 1 content errors, 2 usage errors (click's own).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime as dt
 import gc
@@ -306,5 +307,25 @@ def _progress() -> Progress:
     return Progress(lambda text: click.echo(text, nl=False, err=True), terminal=sys.stderr.isatty())
 
 
+def run() -> NoReturn:
+    """The ``evidencepress`` command: ``main``, then an exit that runs the ``atexit`` handlers
+    (multiprocessing removes its temporary folders there) but does not free the objects a
+    build made one by one, which takes 0.05-0.1 s after a build of 1,000 articles (mypy leaves
+    the same way). Every file is written and closed by then; the streams are flushed here."""
+    try:
+        main()
+        status: object = 0
+    except SystemExit as exc:
+        status = exc.code
+    if isinstance(status, str):  # what ``sys.exit("message")`` prints
+        print(status, file=sys.stderr)
+        status = 1
+    atexit._run_exitfuncs()  # the handlers a normal exit runs (once: os._exit skips them)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say
+            stream.flush()
+    os._exit(status if isinstance(status, int) else 0 if status is None else 1)
+
+
 if __name__ == "__main__":
-    main()
+    run()

@@ -512,6 +512,48 @@ def test_a_build_after_a_missed_replay_hashes_its_inputs_once_more_only_at_the_e
     assert len(calls) == 2  # replayed for another folder: still not twice at the start
 
 
+@pytest.mark.parametrize("edited", [False, True])
+def test_a_build_during_which_an_input_changed_is_not_recorded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               edited: bool) -> None:
+    """The record says which output the inputs make: an article saved while the build ran (after
+    it was read) leaves no record, so the next build makes the site again; otherwise the next
+    build finds the output in place, its exports/ digest (taken as the files were written)
+    equal to that of the folder."""
+    from evidencepress import outputs
+    from evidencepress.record import replay
+
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
+    render_the_rest = outputs._render_the_rest
+
+    def saved_meanwhile(*args: object) -> None:
+        if edited:
+            (root / "content/guides/b.md").write_text(article("B, saved during the build"))
+        render_the_rest(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(outputs, "_render_the_rest", saved_meanwhile)
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
+    assert outcome.exit_code == 0, outcome.output
+    assert b"B, saved during" not in (root / "_site/guides/b/index.html").read_bytes()
+    recorded = replay(BuildOptions(root)).problems is not None
+    assert recorded is not edited
+
+
+def test_a_folder_digest_taken_as_written_is_that_of_the_folder(tmp_path: Path) -> None:
+    """Paths sort as a folder's Paths do ("a/b" before "a-c", unlike the strings)."""
+    from evidencepress.record import files_digest, tree_digest
+    from evidencepress.writer import staged_folders
+
+    target = tmp_path / "exports"
+    files = {"a-c.json": b"1", "a/b.json": b"2", "a/b/c.json": b"", "z.csv": b"x" * 5000, "A.json": b"3"}
+    with staged_folders([target], tmp_path / "journal.json", hashed=[target]) as folders:
+        for rel, data in files.items():
+            folders[target].put(rel, data)
+        folders[target].put_chunks("chunks.csv", iter([b"a,b\r\n", b"1,2\r\n"]))
+    hashes = folders[target].hashes
+    assert hashes is not None and set(hashes) == set(files) | {"chunks.csv"}
+    assert files_digest(hashes) == tree_digest(target)
+
+
 READ_ELSEWHERE = """
 import sqlite3, sys, time
 db = sqlite3.connect(sys.argv[1], timeout=5.0)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 from jinja2 import TemplateError
@@ -23,7 +22,7 @@ from .diagnostics import Location, Problem, error, has_errors, strict
 from .exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
 from .options import BuildOptions, ConfigError, StageProgress
 from .outputs import render_outputs, render_site, site_context
-from .record import Outputs, Replay, inputs_digest, remember, tree_digest
+from .record import Outputs, Replay, files_digest, inputs_digest, remember
 from .render import template_problem
 from .search import SearchIndexer
 from .site import DATA_URL
@@ -104,23 +103,24 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
             caches.commit()
     finally:
         caches.rollback()  # a build that failed (or was stopped) drops what no batch wrote
+    if digest is not None and written is not None and inputs_digest(options, out) == digest:
+        remember(options, digest, problems, written)  # not when an input changed while it ran: it would lie
     if written is not None and options.use_cache:
-        _remember(options, digest, problems, out, written)
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
     return problems
 
 
 def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Caches, progress: StageProgress | None,
-                    checkpoint: Checkpoint | None) -> tuple[list[Problem], Mapping[str, int] | None]:
-    """The problems of planning and rendering, and the size of each file of the site when it was
-    written (None when it was not)."""
+                    checkpoint: Checkpoint | None) -> tuple[list[Problem], Outputs | None]:
+    """The problems of planning and rendering, and what was written (None when nothing was): the
+    size of each file of the site, and the digest of exports/ taken as its files were written."""
     plan, problems = plan_site(options, setup, caches, progress)
     if plan is None:
         return problems, None
     exports = options.root / EXPORTS_DIR
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
-        with staged_folders([out, exports], options.root / JOURNAL, checkpoint) as folders:
+        with staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders:
             render_problems = _rendered(plan, options, folders[out], progress, caches)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
@@ -136,7 +136,8 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")], None
-    return problems + render_problems, folders[out].sizes
+    sizes = tuple(sorted(folders[out].sizes.items()))
+    return problems + render_problems, Outputs(out, sizes, exports, files_digest(folders[exports].hashes or {}))
 
 
 class _Abandoned(Exception):
@@ -145,16 +146,6 @@ class _Abandoned(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__(f"{len(problems)} problems")
         self.problems = problems
-
-
-def _remember(options: BuildOptions, digest: str | None, problems: list[Problem], out: Path,
-              written: Mapping[str, int]) -> None:
-    """Record the build, unless an input changed while it ran (then the record would lie)."""
-    if digest is None or inputs_digest(options, out) != digest:
-        return
-    exports = options.root / EXPORTS_DIR
-    sizes = tuple(sorted(written.items()))
-    remember(options, digest, problems, Outputs(out, sizes, exports, tree_digest(exports)))
 
 
 def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:

@@ -18,6 +18,7 @@ import json
 import os
 import pickle
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,10 +61,16 @@ def inputs_digest(options: BuildOptions, out: Path) -> str | None:
 
 def tree_digest(folder: Path) -> str:
     """sha256 over every file below ``folder`` (path and content), in sorted order; symlinks followed."""
+    files = _files(folder) if folder.is_dir() else []
+    return files_digest({path.relative_to(folder).as_posix(): _file_digest(path) for path in files})
+
+
+def files_digest(hashes: Mapping[str, bytes]) -> str:
+    """``tree_digest`` of a folder that holds these files (POSIX path -> sha256 of the bytes): a
+    folder's digest taken as it was written."""
     digest = hashlib.sha256()
-    if folder.is_dir():
-        for path in sorted(_files(folder)):
-            digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + _file_digest(path))
+    for rel in sorted(hashes, key=lambda rel: rel.split("/")):  # the order of the folder's sorted Paths
+        digest.update(rel.encode() + b"\0" + hashes[rel])
     return digest.hexdigest()
 
 

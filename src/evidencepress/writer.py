@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import hashlib
 import json
 import os
 import shutil
@@ -136,11 +137,14 @@ class StagedFolder:
     later ``put``.
     """
 
-    def __init__(self, target: Path, checkpoint: Checkpoint) -> None:
+    def __init__(self, target: Path, checkpoint: Checkpoint, hashed: bool = False) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         self.target = target
         self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
         self.sizes: dict[str, int] = {}  # every file written, by POSIX path
+        # ``hashed``: the sha256 of every file written, by POSIX path, taken from the bytes as they
+        # are written (by the writer threads), so that the tree's digest needs no second reading
+        self.hashes: dict[str, bytes] | None = {} if hashed else None
         self.swapped = False
         self._checkpoint = checkpoint
         self._files = FolderWriter(self.path)
@@ -152,7 +156,7 @@ class StagedFolder:
         self._first(rel)
         if self._threads is None:
             self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix=WRITER_THREADS)
-        self._pending.append(self._threads.submit(self._files.write_or_link, rel, data, self._previous))
+        self._pending.append(self._threads.submit(self._write, rel, data))
         self.sizes[rel] = len(data)
         while len(self._pending) > MAX_PENDING:
             self._pending.popleft().result()
@@ -162,7 +166,19 @@ class StagedFolder:
             self.put(rel, b"".join(chunks))
             return
         self._first(rel)
-        self.sizes[rel] = self._files.write_chunks(rel, chunks)
+        if self.hashes is None:
+            self.sizes[rel] = self._files.write_chunks(rel, chunks)
+            return
+        digest = hashlib.sha256()
+        self.sizes[rel] = self._files.write_chunks(rel, _hashing(chunks, digest.update))
+        self.hashes[rel] = digest.digest()
+
+    def _write(self, rel: str, data: bytes) -> int:
+        """A writer thread's task (hashing, like writing, lets the other threads run)."""
+        size = self._files.write_or_link(rel, data, self._previous)
+        if self.hashes is not None:
+            self.hashes[rel] = hashlib.sha256(data).digest()
+        return size
 
     def _first(self, rel: str) -> None:
         if not self.sizes:
@@ -207,9 +223,10 @@ class StagedFolder:
 
 
 @contextlib.contextmanager
-def staged_folders(targets: Sequence[Path], journal: Path,
-                   checkpoint: Checkpoint | None = None) -> Iterator[dict[Path, StagedFolder]]:
+def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoint | None = None,
+                   hashed: Sequence[Path] = ()) -> Iterator[dict[Path, StagedFolder]]:
     """New trees for ``targets``, filled inside the ``with`` block, then swapped in together.
+    The folders of ``hashed`` keep the sha256 of each file written (``StagedFolder.hashes``).
 
     An exception inside the block (or while staging) removes the new trees: no target has
     changed. Raises OSError (disk full, permission denied ...) with every target as it was.
@@ -220,7 +237,7 @@ def staged_folders(targets: Sequence[Path], journal: Path,
     folders: dict[Path, StagedFolder] = {}
     try:
         for target in sorted(targets):
-            folders[target] = StagedFolder(target, checkpoint)
+            folders[target] = StagedFolder(target, checkpoint, hashed=target in hashed)
         yield folders
         swaps = [folders[target].swap() for target in sorted(folders)]
     except BaseException:
@@ -232,6 +249,13 @@ def staged_folders(targets: Sequence[Path], journal: Path,
     _swap_in(swaps, journal, checkpoint)
     for folder in folders.values():
         folder.swapped = True
+
+
+def _hashing(chunks: Iterable[bytes], update: Callable[[bytes], object]) -> Iterator[bytes]:
+    """``chunks``, each handed to ``update`` (a hash) on its way."""
+    for chunk in chunks:
+        update(chunk)
+        yield chunk
 
 
 def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoint | None = None) -> None:

@@ -131,6 +131,55 @@ def test_marking_a_list_finds_each_item_as_written(other: dict[str, object], ite
         assert marked.item(index) == jsontext.dumps({"a": [item]})[len('{\n  "a": [\n    '):-len("\n  ]\n}")]
 
 
+# What orjson writes as json.dumps does: 64-bit integers, floats that repr writes without exponent.
+ORJSON_SCALARS = (st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text() | AUTHORED
+                  | st.floats(1e-4, 1e16, exclude_max=True) | st.floats(-1e16, -1e-4, exclude_min=True)
+                  | st.sampled_from([0.0, -0.0]))
+EDGES = st.sampled_from([1e-05, 1e16, 2**70, -(2**64), "\ud800", "a\x00\x1f\x7f\u2028", 0.0, -0.0, 1e-4, 9.99e15])
+
+
+def _values(scalars: st.SearchStrategy[object], other_keys: bool = False) -> st.SearchStrategy[object]:
+    def containers(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+        found = st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+        return found | st.dictionaries(st.integers(), children, max_size=2) if other_keys else found
+    return st.recursive(scalars, containers, max_leaves=20)
+
+
+@given(st.dictionaries(st.text(max_size=6), _values(ORJSON_SCALARS), max_size=4),
+       st.lists(_values(ORJSON_SCALARS), max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_marking_through_orjson_gives_the_text_and_spans_of_the_python_writer(
+        other: dict[str, object], items: list[object]) -> None:
+    """orjson writes an export (authored numbers through placeholders) with the text and spans
+    that ``_write`` gives."""
+    value = {**other, "reported_results": items}
+    fast = jsontext._fast_marking(value, "reported_results")
+    assert fast is not None and fast == jsontext._python_marking(value, "reported_results")
+
+
+@given(st.dictionaries(st.text(max_size=6), _values(ORJSON_SCALARS | EDGES, other_keys=True), max_size=4),
+       st.lists(_values(ORJSON_SCALARS | EDGES, other_keys=True), max_size=5))
+@settings(max_examples=300, deadline=None)
+def test_what_orjson_would_write_otherwise_is_left_to_the_python_writer(
+        other: dict[str, object], items: list[object]) -> None:
+    """A float written with an exponent, an integer past 64 bits, a lone surrogate or a key that
+    is not a string: ``_fast_marking`` declines, or gives the same text and spans."""
+    value = {**other, "reported_results": items}
+    fast = jsontext._fast_marking(value, "reported_results")
+    assert fast is None or fast == jsontext._python_marking(value, "reported_results")
+    assert jsontext.dumps_marking(value, "reported_results") == jsontext._python_marking(value, "reported_results")
+
+
+def test_an_export_is_written_by_orjson_unless_its_text_would_differ() -> None:
+    document, _ = load_json('{"page": {"n": 1e2}, "reported_results": [{"value": 22.50, "c": {"x": null}}, -0, []],'
+                            ' "x": [1.5, "é", true]}', "a.md", 1)
+    assert document is not None
+    fast = jsontext._fast_marking(document.value, "reported_results")
+    assert fast is not None and fast == jsontext._python_marking(document.value, "reported_results")
+    for declined in (1e-05, 1e16, 2**70, "\ud800", {1: "a"}, (1, 2), float("nan")):
+        assert jsontext._fast_marking({"reported_results": [{"value": declined}]}, "reported_results") is None
+
+
 def test_marking_keeps_authored_numbers_and_needs_the_list_once() -> None:
     document, _ = load_json('{"reported_results": [{"value": 22.50}, -0, [1.0e2]], "x": 1}', "a.md", 1)
     assert document is not None

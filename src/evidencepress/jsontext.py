@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # None without the C accelerator
 from typing import Any, Self, cast
 
+import orjson
+
 _encode_string: Callable[[str], str] = json.encoder.encode_basestring
 
 
@@ -151,6 +153,12 @@ def dumps_marking(value: Any, member: str) -> Marked:
     """``dumps(value)`` (two-space indent), with the span of each item of the list ``value[member]``.
     An item's text is the same wherever a list at the same depth holds it: a record page's
     JSON reuses the text of each result its citing articles wrote."""
+    fast = _fast_marking(value, member)
+    return fast if fast is not None else _python_marking(value, member)
+
+
+def _python_marking(value: Any, member: str) -> Marked:
+    """``dumps_marking`` by ``_write``."""
     parts: list[str] = []
     items = value.get(member) if isinstance(value, Mapping) else None
     layout = _Layout(2, ",", ": ", False, None, items if isinstance(items, list) else None)
@@ -159,6 +167,77 @@ def dumps_marking(value: Any, member: str) -> Marked:
     if not isinstance(items, list) or len(layout.marks) != 2 * len(items):  # the list is held twice: no spans
         return Marked("".join(parts), array.array("q"))
     return Marked("".join(parts), array.array("q", (ends[index] for index in layout.marks)))
+
+
+def _fast_marking(value: Any, member: str) -> Marked | None:
+    """``dumps_marking`` through orjson (written in Rust, about ten times faster than ``_write``
+    on an export), or None where its text could differ from ``json.dumps``: a float that repr
+    writes with an exponent (orjson writes 1e-05 as 0.00001), a type it refuses (an integer past
+    64 bits, a key that is not a string, a lone surrogate). Authored numbers go through it as
+    placeholder strings, replaced by their literals."""
+    items = value.get(member) if type(value) is dict else None
+    if type(items) is not list or not _orjson_writes_as_json_does(value):
+        return None
+    literals: list[str] = []
+
+    def literal(number: Any) -> str:
+        if isinstance(number, (AuthoredFloat, AuthoredInt)):
+            literals.append(number.literal)
+            return _placeholder(len(literals) - 1)
+        raise TypeError(f"Object of type {type(number).__name__} is not JSON serializable")
+
+    def text(item: Any, level: int) -> str:
+        written = orjson.dumps(item, default=literal, option=orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_SUBCLASS)
+        return written.decode().replace("\n", "\n" + "  " * level)  # a line break in JSON text is layout
+
+    try:
+        parts = ["{"]
+        spans: list[int] = []
+        for number, (key, item) in enumerate(value.items()):
+            parts.append(("," if number else "") + "\n  " + _encode_string(key) + ": ")
+            if item is not items or not items:
+                parts.append(text(item, 1))
+                continue
+            parts.append("[")
+            for index, result in enumerate(items):
+                parts.append(("," if index else "") + "\n    ")
+                spans.append(len(parts))
+                parts.append(text(result, 2))
+            parts.append("\n  ]")
+        parts.append("\n}" if len(parts) > 1 else "}")
+    except (TypeError, orjson.JSONEncodeError):  # a key that is not a string, an integer past 64 bits...
+        return None
+    for number, found in enumerate(literals):  # each in the part written when it was met
+        placeholder = _encode_string(_placeholder(number))
+        index = next(i for i, part in enumerate(parts) if placeholder in part)
+        parts[index] = parts[index].replace(placeholder, found, 1)
+    if len(spans) != len(items):  # the list is held twice: no spans, as _write gives
+        return Marked("".join(parts), array.array("q"))
+    ends = [0, *itertools.accumulate(map(len, parts))]
+    return Marked("".join(parts), array.array("q", (ends[i] for index in spans for i in (index, index + 1))))
+
+
+_PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
+
+
+def _orjson_writes_as_json_does(value: Any) -> bool:
+    """No float in ``value`` that repr writes with an exponent (below 1e-4 or from 1e16), and
+    nothing but dicts, lists, plain scalars and authored numbers (walked without recursion;
+    containers of plain scalars alone are passed over by their types)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        members = item.values() if type(item) is dict else item
+        kinds = set(map(type, members))
+        if kinds <= _PLAIN_SCALARS:
+            continue
+        for member in members:
+            kind = type(member)
+            if kind is dict or kind is list:
+                stack.append(member)
+            elif kind is float and member and not 1e-4 <= abs(member) < 1e16 or kind not in _PLAIN_SCALARS and kind is not float and kind not in (AuthoredFloat, AuthoredInt):
+                return False
+    return True
 
 
 class _Literal:

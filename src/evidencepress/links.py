@@ -10,6 +10,7 @@ a link may point at any page.
 from __future__ import annotations
 
 import difflib
+import functools
 import posixpath
 import re
 import urllib.parse
@@ -61,14 +62,17 @@ def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: Abstr
     problems: list[Problem] = []
     linking: list[Linking] = [*pages, *others]
     for page in linking:
-        body_lines = page.body.split("\n")
-        for link in links(page.tokens, body_lines):
+        for link in links(page.tokens, functools.partial(_body_lines, page)):
             where = Location(page.source.path, page.body_line + link.line, link.col)
             problem = (_check(link.href, page.url, produced, where, drafts)
                        or _anchor(link.href, page.url, anchors, heading_ids, where))
             if problem is not None:
                 problems.append(problem)
     return problems
+
+
+def _body_lines(page: Linking) -> list[str]:
+    return page.body.split("\n")
 
 
 def page_anchors(page: Page) -> frozenset[str]:

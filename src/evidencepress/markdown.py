@@ -9,7 +9,7 @@ an error with its line instead of silently turning the link into text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,9 +154,11 @@ def fences(tokens: Sequence[Token]) -> list[Token]:
     return [t for t in tokens if t.type == "fence"]
 
 
-def links(tokens: Sequence[Token], body_lines: Sequence[str]) -> list[Link]:
-    """Every link and image target, with the line and column where it is written."""
+def links(tokens: Sequence[Token], body_lines: Callable[[], Sequence[str]]) -> list[Link]:
+    """Every link and image target, with the line and column where it is written (in the body's
+    lines, which ``body_lines`` gives when there is a link: many pages have none)."""
     found: list[Link] = []
+    lines: Sequence[str] | None = None
     for block in tokens:
         if block.type != "inline" or not block.map or not block.children:
             continue
@@ -169,7 +171,8 @@ def links(tokens: Sequence[Token], body_lines: Sequence[str]) -> list[Link]:
                 continue
             if child.markup == "linkify":
                 continue  # bare http(s)/www URLs found by linkify: nothing to check
-            line, col = _find(href, body_lines, block.map[0], block.map[1])
+            lines = body_lines() if lines is None else lines
+            line, col = _find(href, lines, block.map[0], block.map[1])
             found.append(Link(href, line, col, image))
     return found
 

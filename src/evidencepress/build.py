@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from jinja2 import TemplateError
@@ -69,10 +70,11 @@ def site_files(options: BuildOptions, caches: Caches | None = None, progress: St
 
 
 def _rendered(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None,
-              caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+              caches: Caches | None = None, indexer: SearchIndexer | None = None,
+              meanwhile: Callable[[], None] | None = None) -> list[Problem]:
     """render_outputs, with a template error as a problem and --strict applied."""
     try:
-        problems = render_outputs(plan, options, files, progress, caches, indexer)
+        problems = render_outputs(plan, options, files, progress, caches, indexer, meanwhile)
     except TemplateError as exc:
         return [template_problem(exc, options.root)]
     return strict(problems) if options.strict else problems
@@ -121,12 +123,14 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
         with staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders:
-            render_problems = _rendered(plan, options, folders[out], progress, caches)
+            def write_exports() -> None:  # while Pagefind finishes the search index
+                site_csv = functools.partial(folders[out].read_chunks, DATA_URL.lstrip("/") + "results.csv")
+                for name, chunks in iter_export_files(plan.pages, site_context(plan), site_csv):
+                    folders[exports].put_chunks(name, chunks)
+
+            render_problems = _rendered(plan, options, folders[out], progress, caches, meanwhile=write_exports)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
-            site_csv = functools.partial(folders[out].read_chunks, DATA_URL.lstrip("/") + "results.csv")
-            for name, chunks in iter_export_files(plan.pages, site_context(plan), site_csv):
-                folders[exports].put_chunks(name, chunks)
             if progress is not None:
                 progress("writing", 0, 0)
     except _Abandoned as abandoned:

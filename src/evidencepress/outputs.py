@@ -58,10 +58,13 @@ def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress |
 
 
 def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
-                   caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+                   caches: Caches | None = None, indexer: SearchIndexer | None = None,
+                   meanwhile: Callable[[], None] | None = None) -> list[Problem]:
     """Put every output file into ``files`` (a staged output folder, or memory) and return the
     problems of rendering (a warning when search cannot be indexed). Articles and record pages
-    whose inputs are unchanged are read back from ``caches.rendered``."""
+    whose inputs are unchanged are read back from ``caches.rendered``. ``meanwhile`` (the
+    build's exports/) runs once the rest of the site is rendered, while the search index is
+    finished in its own process."""
     ctx = site_context(plan)
     env = create_environment(template_folder(options.root))
     rendered = caches.rendered if caches is not None else Store(None)
@@ -85,6 +88,8 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             progress("indexing search", 0, 0)
         search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
         _render_the_rest(plan, options, env, ctx, put, files)
+        if meanwhile is not None:
+            meanwhile()
         index = search.finish()
     put("/" + PAGEFIND_FOLDER, dict(index.files))
     put(SEARCH_URL, render_search(env, ctx, index.available))

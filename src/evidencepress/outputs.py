@@ -23,7 +23,7 @@ from .diagnostics import Problem
 from .feeds import site_files as feed_files
 from .forking import ordered_map
 from .options import BuildOptions, StageProgress
-from .pagecache import article_key, page_key, record_key
+from .pagecache import article_key, record_key
 from .record import tree_digest
 from .render import (
     DEFAULT_TEMPLATES,
@@ -105,7 +105,7 @@ def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteCon
     charts, which are read back from ``files`` to be inlined."""
     context_key = _context_key(ctx, template_folder(options.root))
     fingerprint = plan.schemas.fingerprint
-    page_keys = {page.url: page_key(page.source, fingerprint) for page in plan.pages}
+    page_keys = plan.page_keys
     records = plan.index.records
     record_keys = [record_key(record, page_keys, fingerprint, context_key) for record in records]
     keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), context_key, drawn.get(page.url, {}))

@@ -8,6 +8,7 @@ URL and file collisions, internal links. Nothing is drawn or written here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +46,7 @@ class SitePlan:
     pages: tuple[Page, ...]
     assets: tuple[Asset, ...]
     index: SiteIndex  # everything across pages: listings, records, the result table, the catalog
+    page_keys: Mapping[str, str]  # each page's key in the page cache (its file, the schemas, the code), by URL
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
 
 
@@ -102,8 +104,9 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
             prose_text, prose_problems = _record_prose(source, schemas)
             problems += prose_problems
             prose += [prose_text] if prose_text is not None else []
-    for page, page_problems in _validated([s for s in content.pages if not is_record_prose(s)], schemas, store,
-                                          options.jobs, progress):
+    sources = [source for source in content.pages if not is_record_prose(source)]
+    keys = [page_key(source, schemas.fingerprint) for source in sources]
+    for page, page_problems in _validated(sources, keys, store, schemas, options.jobs, progress):
         problems += [p for p in page_problems if _wanted(p, options)]
         every_page += [page] if page is not None else []
         if page is not None and page.front.draft and not options.drafts:
@@ -125,7 +128,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    return SitePlan(config, schemas, tuple(pages), content.assets, index, content.static), problems
+    page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
+    return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static), problems
 
 
 def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:
@@ -148,12 +152,11 @@ def caches_of(options: BuildOptions) -> Path:
     return options.cache_root or options.root / CACHE_ROOT
 
 
-def _validated(sources: list[SourceFile], schemas: SchemaSet, store: Store, jobs: int,
+def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, jobs: int,
                progress: StageProgress | None) -> list[Outcome]:
-    """Parse and validate each page, or read its outcome back from the page cache: it depends only
-    on the file, the schemas and this package's code. The pages the cache misses are validated
-    together (on several processes when there are many)."""
-    keys = [page_key(source, schemas.fingerprint) for source in sources]
+    """Parse and validate each page, or read its outcome back from the page cache under its key
+    (``page_key``: of the file, the schemas and this package's code). The pages the cache misses
+    are validated together (on several processes when there are many)."""
     outcomes = [load_page(store, key, source) for key, source in zip(keys, sources, strict=True)]
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:

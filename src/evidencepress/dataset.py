@@ -91,25 +91,28 @@ def table_columns(conditions: Sequence[str]) -> tuple[str, ...]:
 
 def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], conditions: Sequence[str]) -> ResultTable:
     """The table of every reported result of ``pages`` ((site path, export) pairs)."""
+    return table_of(((path, row_values(path, export, conditions)) for path, export in pages), conditions)
+
+
+def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], conditions: Sequence[str]) -> ResultTable:
+    """The table of pages' rows as ``row_values`` gives them ((site path, rows) pairs)."""
     columns = table_columns(conditions)
-    rows = tuple(row for path, export in pages for row in page_rows(path, export, conditions, columns))
-    return ResultTable(columns, rows)
+    return ResultTable(columns, tuple(ResultRow(path, columns, values) for path, rows in pages for values in rows))
 
 
-def page_rows(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str],
-              columns: tuple[str, ...] | None = None) -> tuple[ResultRow, ...]:
+def row_values(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
+    """The values of each row of a page's reported results, in the table's columns."""
     results = export.get("reported_results") if export else None
     if not isinstance(results, list):
         return ()
-    columns = columns or table_columns(conditions)
-    return tuple(_row(path, result, conditions, columns) for result in results if isinstance(result, dict))
+    return tuple(_values(path, result, conditions) for result in results if isinstance(result, dict))
 
 
-def _row(path: str, result: Mapping[str, Any], conditions: Sequence[str], columns: tuple[str, ...]) -> ResultRow:
+def _values(path: str, result: Mapping[str, Any], conditions: Sequence[str]) -> tuple[Any, ...]:
     kind, value, low, high = uncertainty_cells(result.get("uncertainty"))
     found = result.get("conditions")
     own = found if isinstance(found, dict) else {}
-    values = (
+    return (
         path,
         result.get("source_record_id"),
         result.get("label"),
@@ -124,7 +127,6 @@ def _row(path: str, result: Mapping[str, Any], conditions: Sequence[str], column
         result.get("evidence_url"),
         *map(own.get, conditions),
     )
-    return ResultRow(path, columns, values)
 
 
 def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:

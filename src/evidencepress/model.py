@@ -13,10 +13,13 @@ import re
 import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import jsontext
 from .diagnostics import Location
+
+if TYPE_CHECKING:
+    from .site import PageFacts
 
 RESULTS = "reported_results"  # the export's list of reported results
 EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], RESULTS: [], "conditions": {}}
@@ -200,6 +203,9 @@ class Page:
     chart_fences: tuple[Fence, ...] = ()
     # Inline values by (role name, role content): inlinevalues.InlineValue, resolved against the export.
     inline_values: Mapping[tuple[str, str], Any] = field(default_factory=dict)
+    # What the site index takes from this page, computed with it (in a validating worker, kept in
+    # the page cache); None for a page made otherwise, whose facts the site index computes itself.
+    facts: PageFacts | None = None
 
     @property
     def url(self) -> str:

@@ -15,6 +15,7 @@ from .model import SourceFile
 from .pagecache import CACHED_PROPERTIES, Outcome, outcome_from, pickled_outcome
 from .parse import parse_page
 from .schemas import SchemaSet
+from .site import with_facts
 from .validate import validate_page
 
 
@@ -35,6 +36,8 @@ def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:
     if parsed is not None:
         page, validation_problems = validate_page(parsed, schemas)
         problems += validation_problems
-    for name in CACHED_PROPERTIES if page is not None else ():
-        getattr(page, name)  # computed once, here (in a worker), and kept in the page cache
+    if page is not None:  # what the site index and the render stage take from it: found here, kept in the cache
+        page = with_facts(page, schemas.core_conditions)
+        for name in CACHED_PROPERTIES:
+            getattr(page, name)
     return page, problems

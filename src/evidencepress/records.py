@@ -44,6 +44,18 @@ class Citation:
 
 
 @dataclass(frozen=True)
+class CitedRecord:
+    """What one page reports of one record (a Citation without the page), found with the page."""
+
+    record_id: str
+    results: tuple[Mapping[str, Any], ...]
+    shared: tuple[tuple[str, Any], ...]
+    varying: tuple[str, ...]
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]
+
+
+@dataclass(frozen=True)
 class Record:
     id: str
     title: str  # from content/community/<id>.md, else the id
@@ -92,32 +104,38 @@ def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:
     return tuple(r for r in found if isinstance(r, Mapping)) if isinstance(found, list) else ()
 
 
-def build_records(pages: Sequence[Page], prose: Sequence[RecordProse],
-                  core: Sequence[str] = ()) -> tuple[Record, ...]:
-    """Every record of any export, sorted by id; ``core`` condition keys come first in displays."""
+def cited_records(page: Page, core: Sequence[str] = ()) -> tuple[CitedRecord, ...]:
+    """Each record the page's export names, by id: the reported results that name it (exactly as
+    authored, in export order), their shared and varying conditions (``core`` keys first) and the
+    other export entries that name it."""
+    results: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results_of(page):
+        if isinstance(result.get("source_record_id"), str):
+            results.setdefault(result["source_record_id"], []).append(result)
+    mentions = _mentions(page.export)
+    found = []
+    for rid in sorted(results.keys() | mentions.keys()):
+        cited = tuple(results.get(rid, ()))
+        shared, varying = split_conditions(cited, core)
+        found.append(CitedRecord(rid, cited, shared, varying, tuple(mentions.get(rid, ())), _sources(page, cited)))
+    return tuple(found)
+
+
+def build_records(pages: Sequence[tuple[Page, tuple[CitedRecord, ...]]],
+                  prose: Sequence[RecordProse]) -> tuple[Record, ...]:
+    """Every record of any export, sorted by id, from each page's ``cited_records``."""
     by_id = {entry.record_id: entry for entry in prose}
     cited: dict[str, list[Citation]] = {}
-    for page in sorted(pages, key=lambda p: p.url):  # one pass over each export, whatever the number of records
-        results: dict[str, list[Mapping[str, Any]]] = {}
-        for result in results_of(page):
-            if isinstance(result.get("source_record_id"), str):
-                results.setdefault(result["source_record_id"], []).append(result)
-        mentions = _mentions(page.export)
-        for rid in sorted(results.keys() | mentions.keys()):
-            cited.setdefault(rid, []).append(_citation(page, tuple(results.get(rid, ())),
-                                                       tuple(mentions.get(rid, ())), core))
+    for page, page_records in sorted(pages, key=lambda item: item[0].url):
+        for found in page_records:
+            cited.setdefault(found.record_id, []).append(
+                Citation(page, found.results, found.shared, found.varying, found.mentions, found.sources))
     records: list[Record] = []
-    for rid in sorted({rid for page in pages for rid in page.record_ids}):  # slugs only
+    for rid in sorted({rid for page, _ in pages for rid in page.record_ids}):  # slugs only
         text = by_id.get(rid)
         records.append(Record(rid, text.title if text else rid, text.summary if text else "", text,
                               tuple(cited.get(rid, ()))))
     return tuple(records)
-
-
-def _citation(page: Page, results: tuple[Mapping[str, Any], ...], mentions: tuple[Mention, ...],
-              core: Sequence[str]) -> Citation:
-    shared, varying = split_conditions(results, core)
-    return Citation(page, results, shared, varying, mentions, _sources(page, results))
 
 
 def split_conditions(results: Sequence[Mapping[str, Any]],

@@ -12,13 +12,14 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from .community import PROSE_FOLDER, RecordProse, record_url
 from .config import SiteConfig
-from .dataset import ResultTable, result_table
+from .dataset import ResultTable, row_values, table_of
 from .model import Page
-from .records import Record, build_records, facets, results_of
+from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
 HOME_URL = "/"
 COMMUNITY_URL = f"/{PROSE_FOLDER}/"
@@ -144,35 +145,65 @@ class SiteIndex:
         return max((e.lastmod for e in self.entries), default=None)
 
 
+@dataclass(frozen=True)
+class PageFacts:
+    """What the site index takes from one page, found with the page: in the worker that validated
+    it, kept with it in the page cache, so that indexing a large site is mostly assembling them."""
+
+    conditions: tuple[str, ...]  # the core condition keys they were found for (the table's columns)
+    rows: tuple[tuple[Any, ...], ...]  # each reported result as a row of the results table
+    cited: tuple[CitedRecord, ...]  # what the page reports of each record, by id
+    results: int  # how many reported results
+    record_counts: tuple[tuple[str, int], ...]  # results per record, in order of first result
+    metrics: tuple[MetricCount, ...]  # results per (metric, unit), in order of first result
+    facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
+
+
+def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
+    results = results_of(page)
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result["source_record_id"]] = counts.get(result["source_record_id"], 0) + 1
+    metrics: dict[tuple[str, str], int] = {}
+    for result in results:
+        key = (str(result.get("metric", "")), str(result.get("unit", "")))
+        metrics[key] = metrics.get(key, 0) + 1
+    return PageFacts(tuple(conditions), row_values(page.url, page.export, conditions), cited_records(page, conditions),
+                     len(results), tuple(counts.items()), tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()),
+                     facets(results))
+
+
+def with_facts(page: Page, conditions: Sequence[str]) -> Page:
+    """The page with its ``PageFacts``."""
+    return replace(page, facts=page_facts(page, conditions))
+
+
+def _facts(page: Page, conditions: tuple[str, ...]) -> PageFacts:
+    found = page.facts
+    return found if found is not None and found.conditions == conditions else page_facts(page, conditions)
+
+
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
                conditions: Sequence[str]) -> SiteIndex:
-    """Everything across pages, from the validated articles and record prose."""
-    records = build_records(pages, prose, conditions)
+    """Everything across pages, from the validated articles (and their facts) and record prose."""
+    facts = [_facts(page, tuple(conditions)) for page in pages]
+    records = build_records([(page, found.cited) for page, found in zip(pages, facts, strict=True)], prose)
     titles = {record.id: record.title for record in records}
-    entries = _newest_first(_entry(page, config, titles) for page in pages)
+    entries = _newest_first(_entry(page, found, config, titles) for page, found in zip(pages, facts, strict=True))
     listings = _listings(entries, config)
-    table = result_table([(page.url, page.export) for page in pages], conditions)
+    table = table_of(((page.url, found.rows) for page, found in zip(pages, facts, strict=True)), conditions)
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)
     return SiteIndex(entries, listings, records, table, catalog, totals)
 
 
-def _entry(page: Page, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:
-    results = results_of(page)
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[result["source_record_id"]] = counts.get(result["source_record_id"], 0) + 1
-    links = tuple(RecordLink(rid, record_titles.get(rid, rid), record_url(rid), n) for rid, n in counts.items())
-    metrics: dict[tuple[str, str], int] = {}
-    for result in results:
-        key = (str(result.get("metric", "")), str(result.get("unit", "")))
-        metrics[key] = metrics.get(key, 0) + 1
-    figures = Figures(len(results), len(counts), len(page.front.sources), len(page.charts))
+def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:
+    links = tuple(RecordLink(rid, record_titles.get(rid, rid), record_url(rid), n) for rid, n in facts.record_counts)
+    figures = Figures(facts.results, len(facts.record_counts), len(page.front.sources), len(page.charts))
     section_title = config.section_title(page.section) if page.section else ""
     section_url = f"/{page.section}/" if page.section else ""
-    return Entry(page, figures, section_title, section_url, links,
-                 tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results))
+    return Entry(page, figures, section_title, section_url, links, facts.metrics, facts.facets)
 
 
 def _newest_first(entries: Iterable[Entry]) -> tuple[Entry, ...]:

@@ -253,9 +253,14 @@ def objects(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[st
     stack: list[tuple[JsonPath, Any]] = [(path, value)] if isinstance(value, (dict, list)) else []
     while stack:
         where, item = stack.pop()
-        members: Iterable[tuple[PathPart, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
         if isinstance(item, dict):
             yield where, item
+        if set(map(type, item.values() if isinstance(item, dict) else item)) <= _SCALARS:
+            continue  # most objects (a result's conditions) hold scalars only: nothing to walk into
+        members: Iterable[tuple[PathPart, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
         inner = [(where + (key,), member) for key, member in members if isinstance(member, (dict, list))]
         inner.reverse()
         stack += inner
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None), jsontext.AuthoredFloat, jsontext.AuthoredInt})

@@ -25,14 +25,18 @@ LONG_TEXT = 28  # characters; a longer cell wraps inside a wider column, a short
 class Cell:
     text: str
     state: str  # "value", "null" (not reported) or "absent" (not part of this result's conditions)
+    css: str  # classes of the table cell: its state, and ``wrap`` for long text
 
     def __str__(self) -> str:
         return self.text
 
-    @property
-    def css(self) -> str:
-        """Classes of the table cell: its state, and ``wrap`` for long text."""
-        return f"cell-{self.state}" + (" wrap" if len(self.text) > LONG_TEXT else "")
+
+def _cell(text: str, state: str) -> Cell:
+    return Cell(text, state, f"cell-{state}" + (" wrap" if len(text) > LONG_TEXT else ""))
+
+
+_ABSENT_CELL = _cell(NOT_RECORDED, "absent")
+_NULL_CELL = _cell(NOT_REPORTED, "null")
 
 
 @dataclass(frozen=True)
@@ -58,18 +62,30 @@ class CitationView:
 
 def cell(value: Any) -> Cell:
     if value is ABSENT:
-        return Cell(NOT_RECORDED, "absent")
+        return _ABSENT_CELL
     if value is None:
-        return Cell(NOT_REPORTED, "null")
-    return Cell(csv_cell(value), "value")  # as authored: text as it is, numbers by their literal
+        return _NULL_CELL
+    return _cell(csv_cell(value), "value")  # as authored: text as it is, numbers by their literal
 
 
 def text(value: Any) -> str:
     """A result field as text; a missing or null field is empty (it is optional or a string)."""
-    return "" if value is None else cell(value).text
+    if value is None:
+        return ""
+    return value if type(value) is str else csv_cell(value)
 
 
 def citation_view(citation: Citation) -> CitationView:
+    cells: dict[str, Cell] = {}  # by text: a record's thousands of rows repeat few condition values
+
+    def condition_cell(value: Any) -> Cell:
+        if type(value) is not str:
+            return cell(value)
+        found = cells.get(value)
+        if found is None:
+            found = cells[value] = cell(value)
+        return found
+
     results = tuple(
         ResultView(
             label=text(result.get("label")),
@@ -77,7 +93,7 @@ def citation_view(citation: Citation) -> CitationView:
             unit=text(result.get("unit")),
             statistic=text(result.get("statistic")),
             uncertainty=uncertainty_text(result.get("uncertainty")),
-            conditions=tuple(cell(_condition(result, key)) for key in citation.varying),
+            conditions=tuple(condition_cell(_condition(result, key)) for key in citation.varying),
             evidence_url=text(result.get("evidence_url")),
         )
         for result in citation.results

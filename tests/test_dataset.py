@@ -68,7 +68,8 @@ def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path
     assert {name: (root / "_site/data" / name).read_bytes() for name in whole if name != "exports"} | {
         "exports": (root / "exports/results.csv").read_bytes()} == whole
     assert chunks["data/results.json"] == 5  # the head, three chunks of at most two of the five rows, the end
-    assert chunks["data/results.csv"] == 4 and chunks["data/results.js"] == 5 and chunks["results.csv"] == 1
+    assert chunks["data/results.csv"] == 6  # the header, then the rows of each article's index.csv
+    assert chunks["data/results.js"] == 5 and chunks["results.csv"] == 1
     assert json.loads(whole["results.json"])["results"][4]["label"] == "Run A"
 
 
@@ -95,3 +96,35 @@ def test_the_csv_is_each_row_written_by_csv_writer_with_values_as_authored(value
     assert csv_bytes(table) == expected.getvalue().encode("utf-8")
     assert [row.texts for row in table.rows] == [[None if v is None else dataset.csv_cell(v) for v in row]
                                                   for row in values]
+
+
+def test_the_site_csv_is_the_rows_of_the_articles_csvs_in_page_order(tmp_path: Path) -> None:
+    """/data/results.csv is made of each article's index.csv (header once): the same bytes as the
+    table's own CSV, with articles without results, a draft left out, authored numbers and
+    quoted text, also when most articles come back from the rendered cache."""
+    from sitekit import article, make_site
+
+    from evidencepress.build import BuildOptions, plan_site
+
+    quoted = result("Run, \"quoted\"", 2.0, source_record_id="record-a")
+    root = make_site(tmp_path / "site", {
+        "guides/a.md": article("A", export_doc=export(result("Run A", 1.5), quoted)),
+        "guides/b.md": article("B"),
+        "guides/c.md": article("C", export_doc=export(result("Run C", 3, source_record_id="record-c"))),
+        "d.md": article("D", export_doc=export(result("Run D", 4.25))),
+        "guides/e.md": article("E", export_doc=export(result("Run E", 5))).replace("---\n", "---\ndraft: true\n", 1),
+    })
+    (root / "content/guides/a.md").write_text((root / "content/guides/a.md").read_text().replace("1.5,", "1.50,", 1))
+
+    def expected() -> bytes:
+        plan, _ = plan_site(BuildOptions(root, use_cache=False))
+        assert plan is not None and len(plan.index.results.rows) == 4
+        return csv_bytes(plan.index.results)
+
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    assert (root / "_site/data/results.csv").read_bytes() == expected()
+    assert b"1.50" in expected() and b"Run E" not in expected()
+    (root / "content/guides/c.md").write_text((root / "content/guides/c.md").read_text().replace("Run C", "Run C2"))
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    assert (root / "_site/data/results.csv").read_bytes() == expected()
+    assert (root / "exports/results.csv").read_bytes() == expected()

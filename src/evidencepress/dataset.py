@@ -155,9 +155,28 @@ def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> by
 
 def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> Iterator[bytes]:
     """``csv_bytes`` a few thousand rows at a time (a site's CSV need not be held whole)."""
-    yield _csv_lines([list(table.columns)]).encode("utf-8")
+    yield csv_header(table.columns)
     for batch in batches(table.rows if rows is None else rows):
         yield _csv_lines([row.csv_cells for row in batch]).encode("utf-8")
+
+
+def joined_csv(table: ResultTable, parts: Sequence[bytes]) -> Iterator[bytes]:
+    """``csv_chunks(table)`` from CSVs of consecutive parts of it, each with the header and its
+    rows (every article's index.csv, in page order, made by the render workers): the rows of a
+    site's CSV are not written twice. ``csv_chunks`` when a part lacks the header."""
+    header = csv_header(table.columns)
+    if not all(part.startswith(header) for part in parts):
+        yield from csv_chunks(table)
+        return
+    yield header
+    for part in parts:
+        yield part[len(header):]
+
+
+@functools.lru_cache(maxsize=4)
+def csv_header(columns: tuple[str, ...]) -> bytes:
+    """The header line of a table with these columns (one per article CSV: made once)."""
+    return _csv_lines([list(columns)]).encode("utf-8")
 
 
 def batches(rows: Iterable[ResultRow]) -> Iterator[list[ResultRow]]:

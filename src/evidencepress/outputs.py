@@ -78,16 +78,20 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
                     search.add(rel, data)  # what the search indexes: articles and records
 
         drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
+        articles = {page.url for page in plan.pages}
+        article_csvs: list[bytes] = []  # in page order: /data/results.csv is their rows
         for number, (url, outputs, new_key) in enumerate(_pages(plan, options, env, ctx, files, rendered, drawn)):
             if progress is not None:
                 progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
             if new_key is not None:
                 rendered.save_later(new_key, functools.partial(_files_of, files, url, tuple(outputs)), outputs)
             put(url, outputs)
+            if url in articles:
+                article_csvs.append(outputs["index.csv"])
         if progress is not None:
             progress("indexing search", 0, 0)
         search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
-        _render_the_rest(plan, options, env, ctx, put, files)
+        _render_the_rest(plan, options, env, ctx, put, files, article_csvs)
         if meanwhile is not None:
             meanwhile()
         index = search.finish()
@@ -140,8 +144,9 @@ def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteCon
 
 
 def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,
-                     put: Callable[[str, dict[str, bytes]], None], files: FileSink) -> None:
-    """Listings, the pages of /community/, /explore/ and /schema/, 404, data, feeds, copied files."""
+                     put: Callable[[str, dict[str, bytes]], None], files: FileSink, article_csvs: list[bytes]) -> None:
+    """Listings, the pages of /community/, /explore/ and /schema/, 404, data (``article_csvs``:
+    each article's index.csv, in page order), feeds, copied files."""
     templates = template_folder(options.root)
     for listing in plan.index.listings:
         put(listing.url, render_listing(env, listing, ctx))
@@ -149,7 +154,7 @@ def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ct
     put(EXPLORE_URL, render_explore(env, ctx))
     put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
     put("/", {"404.html": render_not_found(env, ctx)})
-    for name, chunks in data_files(plan.index, plan.config):
+    for name, chunks in data_files(plan.index, plan.config, article_csvs):
         files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
     put("/", feed_files(plan.index, plan.config))
     put("/", {asset.rel: asset.data for asset in plan.assets})

@@ -45,9 +45,10 @@ TIMEOUT_SECONDS = 300
 # The drawing inside each chart's container, as figure.html and charts/svg.py write it.
 _DRAWING = re.compile(rb'(<div class="chart-drawing[^"<>]*">)<svg\b.*?</svg>\n?(</div>)', re.DOTALL)
 # A table the index ignores, as record.html writes each citing article's results (thousands of rows
-# on a record that many articles cite). Cell text is escaped: no "</table>" inside.
-_IGNORED_TABLE = re.compile(rb'(<div class="table-scroll"[^<>]*\bdata-pagefind-ignore>)\s*<table\b.*?</table>\s*(</div>)',
-                            re.DOTALL)
+# on a record that many articles cite). Cell text is escaped: no "</table>" inside. The table runs
+# to its first "</table>", matched a run of text between tags at a time (twice as fast as ".*?").
+_IGNORED_TABLE = re.compile(rb'(<div class="table-scroll"[^<>]*\bdata-pagefind-ignore>)\s*'
+                            rb'<table\b[^<]*(?:<(?!/table>)[^<]*)*</table>\s*(</div>)')
 # The page's body tag, and the opening tag of the element that Pagefind indexes.
 _BODY_TAG = re.compile(rb"<body\b[^>]*>", re.IGNORECASE)
 _INDEXED_OPENING = re.compile(rb"<([a-z][a-z0-9]*)\b[^>]*\bdata-pagefind-body\b[^>]*>")

@@ -99,49 +99,55 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if options.use_cache:
         caches.begin()  # pages and rendered files go into the caches in batches as they are made
     try:
-        more, written = _plan_and_write(options, setup, out, caches, progress, checkpoint)
+        more, written, unchanged = _plan_and_write(options, setup, out, caches, progress, checkpoint, digest)
         problems += more
-        if written is not None and options.use_cache:
-            caches.commit()
     finally:
         caches.rollback()  # a build that failed (or was stopped) drops what no batch wrote
-    if digest is not None and written is not None and inputs_digest(options, out) == digest:
-        remember(options, digest, problems, written)  # not when an input changed while it ran: it would lie
+    if digest is not None and written is not None and unchanged:  # not when an input changed meanwhile: it would lie
+        remember(options, digest, problems, written)
     if written is not None and options.use_cache:
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
     return problems
 
 
 def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Caches, progress: StageProgress | None,
-                    checkpoint: Checkpoint | None) -> tuple[list[Problem], Outputs | None]:
-    """The problems of planning and rendering, and what was written (None when nothing was): the
-    size of each file of the site, and the digest of exports/ taken as its files were written."""
+                    checkpoint: Checkpoint | None, digest: str | None) -> tuple[list[Problem], Outputs | None, bool]:
+    """The problems of planning and rendering, what was written (None when nothing was: the size
+    of each file of the site, the digest of exports/ taken as its files were written), and
+    whether the inputs still had ``digest`` once the build had read them all."""
     plan, problems = plan_site(options, setup, caches, progress)
     if plan is None:
-        return problems, None
+        return problems, None, False
     exports = options.root / EXPORTS_DIR
+    unchanged: list[bool] = []
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
         with staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders:
-            def write_exports() -> None:  # while Pagefind finishes the search index
+            def meanwhile() -> None:
+                """While Pagefind finishes the search index: exports/, the caches' last batch, and
+                the inputs hashed again (every one is read by now)."""
                 site_csv = functools.partial(folders[out].read_chunks, DATA_URL.lstrip("/") + "results.csv")
                 for name, chunks in iter_export_files(plan.pages, site_context(plan), site_csv):
                     folders[exports].put_chunks(name, chunks)
+                if options.use_cache:
+                    caches.commit()  # every entry is right for its key, whatever happens to the build
+                unchanged.append(digest is not None and inputs_digest(options, out) == digest)
 
-            render_problems = _rendered(plan, options, folders[out], progress, caches, meanwhile=write_exports)
+            render_problems = _rendered(plan, options, folders[out], progress, caches, meanwhile=meanwhile)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
             if progress is not None:
                 progress("writing", 0, 0)
     except _Abandoned as abandoned:
-        return problems + abandoned.problems, None
+        return problems + abandoned.problems, None, False
     except OSError as exc:
         where = Location(str(exc.filename or out))
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
-                                      "then build again")], None
+                                      "then build again")], None, False
     sizes = tuple(sorted(folders[out].sizes.items()))
-    return problems + render_problems, Outputs(out, sizes, exports, files_digest(folders[exports].hashes or {}))
+    outputs = Outputs(out, sizes, exports, files_digest(folders[exports].hashes or {}))
+    return problems + render_problems, outputs, unchanged == [True]
 
 
 class _Abandoned(Exception):

@@ -62,9 +62,9 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
                    meanwhile: Callable[[], None] | None = None) -> list[Problem]:
     """Put every output file into ``files`` (a staged output folder, or memory) and return the
     problems of rendering (a warning when search cannot be indexed). Articles and record pages
-    whose inputs are unchanged are read back from ``caches.rendered``. ``meanwhile`` (the
-    build's exports/) runs once the rest of the site is rendered, while the search index is
-    finished in its own process."""
+    whose inputs are unchanged are read back from ``caches.rendered``. ``meanwhile`` runs once
+    every template and input file has been read and all but the search page is rendered, while
+    the search index is finished in its own process."""
     ctx = site_context(plan)
     env = create_environment(template_folder(options.root))
     rendered = caches.rendered if caches is not None else Store(None)
@@ -92,11 +92,12 @@ def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progr
             progress("indexing search", 0, 0)
         search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
         _render_the_rest(plan, options, env, ctx, put, files, article_csvs)
+        search_page = env.get_template("search.html")  # the last template read: meanwhile may hash them
         if meanwhile is not None:
             meanwhile()
         index = search.finish()
     put("/" + PAGEFIND_FOLDER, dict(index.files))
-    put(SEARCH_URL, render_search(env, ctx, index.available))
+    put(SEARCH_URL, render_search(search_page, ctx, index.available))
     return list(index.problems)
 
 

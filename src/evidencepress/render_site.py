@@ -152,8 +152,9 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
     return _page_files(html, envelope, text)
 
 
-def render_search(env: jinja2.Environment, ctx: SiteContext, available: bool) -> dict[str, bytes]:
-    html = env.get_template("search.html").render(
+def render_search(template: jinja2.Template, ctx: SiteContext, available: bool) -> dict[str, bytes]:
+    """/search/ from its template (``env.get_template("search.html")``)."""
+    html = template.render(
         **page_context(ctx, SEARCH_URL), title=SEARCH_TITLE, summary=SEARCH_SUMMARY, available=available,
         bundle_url=relative(SEARCH_URL, "/" + PAGEFIND_FOLDER),
     )

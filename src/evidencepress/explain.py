@@ -13,15 +13,16 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from . import jsontext
 from .diagnostics import Problem, error
 from .model import JsonPath, Positions, dotted
 from .schemas import Schema, ecma_search
 from .typos import misspelling_of
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 
 def schema_problems(

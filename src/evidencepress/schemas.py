@@ -3,7 +3,9 @@
 Schemas live in the site's ``schema/`` folder (the site owner extends them
 without touching code). Each is compiled twice: jsonschema-rs answers
 "valid?" fast, and jsonschema, told to skip the subtrees that are valid,
-finds the errors that explain.py turns into Problems. Besides standard
+finds the errors that explain.py turns into Problems. The second is made on
+first use (a document with an error, ``--base-url``): a valid site never
+imports jsonschema, a tenth of a build's start-up. Besides standard
 keywords the schemas carry annotations for the diagnostics (``x-message``,
 ``x-hint``, ``x-additional-message``/``x-additional-hint``) and
 ``x-recommended`` on condition objects. Patterns match as ECMA 262 says.
@@ -18,16 +20,17 @@ import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
-from jsonschema.protocols import Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
 
 from .diagnostics import Location, Problem, error
 from .jsontext import plain
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
+    from jsonschema.protocols import Validator
+    from referencing import Registry
 
 Check = Callable[[Any], bool]
 
@@ -45,22 +48,31 @@ SCHEMA_FILES = (
 
 @dataclass(frozen=True)
 class Schema:
-    """One schema: jsonschema explains errors; jsonschema-rs (``quick``) answers valid/invalid fast."""
+    """One schema: jsonschema-rs (``quick``) answers valid/invalid fast; jsonschema explains errors."""
 
-    validator: Validator  # Draft 2020-12, skipping subtrees that ``quick`` finds valid
     quick: Check
+    explainer: Callable[[], Validator]  # makes ``validator``
+
+    @functools.cached_property
+    def validator(self) -> Validator:
+        """Draft 2020-12, skipping the subtrees that ``quick`` finds valid."""
+        return self.explainer()
 
 
 @dataclass(frozen=True)
 class SchemaSet:
     folder: Path
-    registry: Registry
     documents: Mapping[str, Any]  # file name -> parsed schema
     published: tuple[tuple[str, bytes], ...]  # (file name, bytes) for /schema/
     validators: Mapping[str, Schema]
 
     def validator(self, name: str) -> Schema:
         return self.validators[name]
+
+    @functools.cached_property
+    def registry(self) -> Registry:
+        """The schemas as referencing resolves them (their $ids)."""
+        return _registry(self.documents)
 
     @property
     def units(self) -> Mapping[str, Any]:
@@ -130,7 +142,7 @@ def load_schemas(folder: Path) -> SchemaSet:
         data = path.read_bytes()
         documents[name] = _parse(data, shown[name])
         published.append((name, data))
-    registry = _registry(documents)
+    registry = functools.cache(functools.partial(_registry, documents))  # for the explainers, made on first use
     try:
         fast_registry = jsonschema_rs.Registry(
             [(d["$id"], d) for d in documents.values() if isinstance(d, dict) and "$id" in d]
@@ -143,7 +155,7 @@ def load_schemas(folder: Path) -> SchemaSet:
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise SchemaFileError(error(Location("schema/"), f"a schema cannot be compiled: {exc}", "schema-file",
                                     hint="check the schema files against JSON Schema 2020-12")) from exc
-    return SchemaSet(folder, registry, documents, tuple(published), validators)
+    return SchemaSet(folder, documents, tuple(published), validators)
 
 
 def _parse(data: bytes, shown: str) -> Any:
@@ -158,6 +170,9 @@ def _parse(data: bytes, shown: str) -> Any:
 
 
 def _registry(documents: Mapping[str, Any]) -> Registry:
+    from referencing import Registry, Resource
+    from referencing.jsonschema import DRAFT202012
+
     registry: Registry = Registry()
     for name, document in documents.items():
         uri = document.get("$id", name) if isinstance(document, dict) else name
@@ -166,27 +181,40 @@ def _registry(documents: Mapping[str, Any]) -> Registry:
     return registry.crawl()
 
 
-def _schema(document: Any, registry: Registry, fast_registry: Any) -> Schema:
+def _schema(document: Any, registry: Callable[[], Registry], fast_registry: Any) -> Schema:
     fast = jsonschema_rs.validator_map_for(document, registry=fast_registry, validate_formats=True)
     by_schema: dict[int, Check] = {}
     for ref, sub in _subschemas(document):
         compiled = fast.get(ref)
         if compiled is not None:
             by_schema[id(sub)] = _tolerant(compiled.is_valid)
+    return Schema(by_schema[id(document)], functools.partial(_explainer, document, registry, by_schema))
+
+
+def _explainer(document: Any, registry: Callable[[], Registry], by_schema: Mapping[int, Check]) -> Validator:
+    from jsonschema import Draft202012Validator, FormatChecker, validators
+
     validator_class = validators.extend(Draft202012Validator, {  # type: ignore[no-untyped-call]
         "items": _skip_valid_items(by_schema),
         "properties": _skip_valid_properties(by_schema),
         **ECMA_KEYWORDS,
     })
-    checker = FormatChecker()
-    return Schema(validator_class(document, registry=registry, format_checker=checker), by_schema[id(document)])
+    return validator_class(document, registry=registry(), format_checker=FormatChecker())  # type: ignore[no-any-return]
 
 
 # JSON Schema patterns are ECMA 262 regexes, where ``$`` matches only at the very end;
 # Python's ``$`` also matches before a final newline, so ``^[a-z]+$`` would accept
 # "decode\n" (jsonschema-rs does not). These keywords search with ``$`` as ECMA means it.
-Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
-_ADDITIONAL: Keyword = Draft202012Validator.VALIDATORS["additionalProperties"]
+Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator["ValidationError"]]
+
+
+@functools.cache
+def _standard(keyword: str) -> Keyword:
+    """Draft 2020-12's own function for ``keyword``."""
+    from jsonschema import Draft202012Validator
+
+    found: Keyword = Draft202012Validator.VALIDATORS[keyword]
+    return found
 
 
 def ecma_search(pattern: str, text: str) -> bool:
@@ -199,6 +227,8 @@ def _compiled(pattern: str) -> re.Pattern[str]:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    from jsonschema import ValidationError
+
     if validator.is_type(instance, "string") and not ecma_search(pattern, instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
@@ -218,7 +248,7 @@ def _additional_properties(validator: Any, additional: Any, instance: Any,
     patterns = schema.get("patternProperties")
     if isinstance(patterns, dict):
         schema = {**schema, "patternProperties": {ecma_dollar(p): v for p, v in patterns.items()}}
-    yield from _ADDITIONAL(validator, additional, instance, schema)
+    yield from _standard("additionalProperties")(validator, additional, instance, schema)
 
 
 ECMA_KEYWORDS: Mapping[str, Keyword] = {
@@ -276,14 +306,13 @@ def _subschemas(schema: Any, ref: str = "#") -> Iterator[tuple[str, Any]]:
 # jsonschema explains an invalid document; these keyword functions let it skip the
 # array items and properties that the exact quick check finds valid (they have no
 # errors to explain), so one bad value in a 10 MB export is found in a moment.
-_ITEMS: Keyword = Draft202012Validator.VALIDATORS["items"]
 
 
 def _skip_valid_items(by_schema: Mapping[int, Check]) -> Keyword:
     def items(validator: Any, items: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
         check = by_schema.get(id(items))
         if check is None or "prefixItems" in schema or not validator.is_type(instance, "array"):
-            yield from _ITEMS(validator, items, instance, schema)
+            yield from _standard("items")(validator, items, instance, schema)
             return
         for index, item in enumerate(instance):
             if not check(item):

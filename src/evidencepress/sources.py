@@ -160,8 +160,9 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
         col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # in characters, as editors count
         message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
         return None, [error(Location(shown, line, col), message, "encoding", hint="save the file as UTF-8")]
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
-    if "\x00" in text:
+    if b"\r" in data:  # looked for in the bytes: a string search is slower, and most files have none
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if b"\x00" in data:
         offset = text.index("\x00")
         line = text.count("\n", 0, offset) + 1
         col = offset - (text.rfind("\n", 0, offset) + 1) + 1

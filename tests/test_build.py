@@ -316,22 +316,27 @@ def test_broken_reference_link_is_reported_at_its_definition(tmp_path: Path) -> 
     )
 
 
-def test_build_and_check_collect_cycles_less_often_and_restore_the_setting(tmp_path: Path,
-                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_build_and_check_run_without_the_cycle_collector_but_draw_with_it(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Off while build and check run (restored after); on while charts are drawn (a figure is a
+    cycle of artists)."""
     import gc
 
     from evidencepress import build as build_module
+    from evidencepress.charts import draw as draw_module
 
-    root = make_site(tmp_path / "site", {"guides/a.md": article("A")})
-    seen: list[tuple[int, int, int]] = []
+    root = make_site(tmp_path / "site", {"guides/a.md": article("A", CHART, export(result("Run A"), result("Run B")))})
+    seen: list[tuple[str, bool]] = []
     for name in ("build_site", "check_site"):
         original = getattr(build_module, name)
-        monkeypatch.setattr(build_module, name,
-                            lambda *args, _original=original, **kwargs: seen.append(gc.get_threshold())
-                            or _original(*args, **kwargs))
-    before = gc.get_threshold()
+        monkeypatch.setattr(build_module, name, lambda *args, _original=original, _name=name, **kwargs:
+                            seen.append((_name, gc.isenabled())) or _original(*args, **kwargs))
+    draw_chart = draw_module.draw_chart
+    monkeypatch.setattr(draw_module, "draw_chart", lambda plan: seen.append(("draw", gc.isenabled()))
+                        or draw_chart(plan))
+    assert gc.isenabled()
     for command in ("build", "check"):
-        assert CliRunner().invoke(main, [command, "--root", str(root), "--no-cache"] if command == "build"
+        assert CliRunner().invoke(main, [command, "--root", str(root), "--no-cache", "--jobs", "1"] if command == "build"
                                   else [command, "--root", str(root)]).exit_code == 0
-    assert len(seen) == 2 and all(threshold[0] > before[0] for threshold in seen)
-    assert gc.get_threshold() == before
+    assert seen[0] == ("build_site", False) and ("draw", True) in seen and seen[-1] == ("check_site", False)
+    assert gc.isenabled()

@@ -19,6 +19,8 @@ the results come back in order, so nothing depends on --jobs.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import multiprocessing
 import os
 import threading
@@ -40,6 +42,28 @@ WRITING = threading.Lock()  # held by the heartbeat while it writes, and across 
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=WRITING.acquire, after_in_parent=WRITING.release, after_in_child=WRITING.release)
+
+
+@contextlib.contextmanager
+def collector(enabled: bool) -> Iterator[None]:
+    """The cyclic garbage collector on or off until the block ends (workers forked meanwhile
+    inherit it). A build and a check run with it off: they make millions of objects that live
+    until the end (pages, tokens, rows) and hold no garbage cycles to speak of, and the collector
+    walked them again and again (7 % of a build of 5,000 articles, for 2 % more memory at its
+    peak). Drawing runs with it on: every matplotlib figure is a cycle of artists."""
+    was = gc.isenabled()
+    _set_collector(enabled)
+    try:
+        yield
+    finally:
+        _set_collector(was)
+
+
+def _set_collector(enabled: bool) -> None:
+    if enabled:
+        gc.enable()
+    else:
+        gc.disable()
 
 
 def fork_is_safe() -> bool:

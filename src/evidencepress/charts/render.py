@@ -11,7 +11,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from ..forking import drawing_context, ordered_map, pool_size
+from ..forking import collector, drawing_context, ordered_map, pool_size
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]
@@ -58,8 +58,10 @@ def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]
         return
     from .draw import draw_chart  # matplotlib: only now that something must be drawn
 
-    context = drawing_context([__package__ + ".draw"]) if pool_size(jobs, len(todo)) > 1 else None
-    yield from zip(todo, ordered_map(draw_chart, todo, jobs, min_per_worker=1, chunk=1, context=context), strict=True)
+    with collector(enabled=True):  # matplotlib's figures are cycles: here, and in the workers forked here
+        context = drawing_context([__package__ + ".draw"]) if pool_size(jobs, len(todo)) > 1 else None
+        yield from zip(todo, ordered_map(draw_chart, todo, jobs, min_per_worker=1, chunk=1, context=context),
+                       strict=True)
 
 
 def cache_path(cache_dir: Path, key: str) -> Path:

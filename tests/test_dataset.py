@@ -48,8 +48,9 @@ def test_rows_keep_literals_nulls_and_order() -> None:
 
 def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """/data/ goes to the output a few rows at a time, never held whole, and exports/results.csv
-    is /data/results.csv copied a block at a time; the bytes do not depend on the chunk size."""
+    """/data/results.json and .js go to the output a few rows at a time, never held whole,
+    results.csv an article's rows at a time, and exports/results.csv is /data/results.csv copied
+    a block at a time; the bytes do not depend on the chunk size."""
     root = many_pages(tmp_path / "site", 5)
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
     whole = {name: (root / "_site/data" / name).read_bytes() for name in ("results.json", "results.csv", "results.js")}

@@ -235,9 +235,16 @@ def _orjson_writes_as_json_does(value: Any) -> bool:
             kind = type(member)
             if kind is dict or kind is list:
                 stack.append(member)
-            elif kind is float and member and not 1e-4 <= abs(member) < 1e16 or kind not in _PLAIN_SCALARS and kind is not float and kind not in (AuthoredFloat, AuthoredInt):
+            elif not _written_alike(member, kind):
                 return False
     return True
+
+
+def _written_alike(scalar: Any, kind: type) -> bool:
+    """A scalar that orjson writes as ``json.dumps`` does (an authored number goes through a placeholder)."""
+    if kind is float:
+        return not scalar or 1e-4 <= abs(scalar) < 1e16  # NaN and the infinities are neither
+    return kind in _PLAIN_SCALARS or kind is AuthoredFloat or kind is AuthoredInt
 
 
 class _Literal:

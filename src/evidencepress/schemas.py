@@ -66,13 +66,14 @@ class SchemaSet:
     published: tuple[tuple[str, bytes], ...]  # (file name, bytes) for /schema/
     validators: Mapping[str, Schema]
 
+    registry_of: Callable[[], Registry]  # the schemas as referencing resolves them (their $ids), made once
+
     def validator(self, name: str) -> Schema:
         return self.validators[name]
 
-    @functools.cached_property
+    @property
     def registry(self) -> Registry:
-        """The schemas as referencing resolves them (their $ids)."""
-        return _registry(self.documents)
+        return self.registry_of()
 
     @property
     def units(self) -> Mapping[str, Any]:
@@ -142,7 +143,7 @@ def load_schemas(folder: Path) -> SchemaSet:
         data = path.read_bytes()
         documents[name] = _parse(data, shown[name])
         published.append((name, data))
-    registry = functools.cache(functools.partial(_registry, documents))  # for the explainers, made on first use
+    registry = functools.cache(functools.partial(_registry, documents))  # made on first use
     try:
         fast_registry = jsonschema_rs.Registry(
             [(d["$id"], d) for d in documents.values() if isinstance(d, dict) and "$id" in d]
@@ -155,7 +156,7 @@ def load_schemas(folder: Path) -> SchemaSet:
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise SchemaFileError(error(Location("schema/"), f"a schema cannot be compiled: {exc}", "schema-file",
                                     hint="check the schema files against JSON Schema 2020-12")) from exc
-    return SchemaSet(folder, documents, tuple(published), validators)
+    return SchemaSet(folder, documents, tuple(published), validators, registry)
 
 
 def _parse(data: bytes, shown: str) -> Any:

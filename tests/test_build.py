@@ -340,3 +340,22 @@ def test_build_and_check_run_without_the_cycle_collector_but_draw_with_it(tmp_pa
                                   else [command, "--root", str(root)]).exit_code == 0
     assert seen[0] == ("build_site", False) and ("draw", True) in seen and seen[-1] == ("check_site", False)
     assert gc.isenabled()
+
+
+SCHEMA_PROBE = """
+import sys
+from click.testing import CliRunner
+from evidencepress.cli import main
+result = CliRunner().invoke(main, ["build", "--root", sys.argv[1], "--jobs", "1", "--no-cache"])
+print(result.exit_code, "jsonschema" in sys.modules)
+"""
+
+
+def test_jsonschema_is_imported_only_to_explain_a_schema_error(tmp_path: Path) -> None:
+    """jsonschema-rs says whether a document is valid; jsonschema, which explains why not, is
+    imported when one is not (a tenth of a build's start-up otherwise)."""
+    good = make_site(tmp_path / "good", {"guides/a.md": article("A", export_doc=export(result()))})
+    bad = make_site(tmp_path / "bad", {"guides/a.md": article("A", export_doc=export(result(unit=7)))})
+    outcomes = [subprocess.run([sys.executable, "-c", SCHEMA_PROBE, str(root)], capture_output=True, text=True,
+                               check=True).stdout.split() for root in (good, bad)]
+    assert outcomes == [["0", "False"], ["1", "True"]]

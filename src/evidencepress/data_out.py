@@ -15,7 +15,7 @@ from typing import Any
 
 from . import jsontext
 from .config import SiteConfig
-from .dataset import ResultTable, batches, csv_bytes, csv_chunks, joined_csv, json_rows
+from .dataset import ResultTable, batches, csv_bytes, joined_csv, json_rows
 from .model import Page
 from .site import DATA_URL, SiteIndex
 
@@ -28,13 +28,12 @@ def article_csv(page: Page, table: ResultTable) -> bytes:
     return csv_bytes(table, table.rows_of(page.url))
 
 
-def data_files(index: SiteIndex, config: SiteConfig,
-               article_csvs: Sequence[bytes] | None = None) -> Iterator[tuple[str, Iterator[bytes]]]:
+def data_files(index: SiteIndex, config: SiteConfig, article_csvs: Sequence[bytes]) -> Iterator[tuple[str, Iterator[bytes]]]:
     """Files of /data/ by name, one at a time, each in chunks: a site of thousands of results
     would otherwise hold several copies of its whole table at once. ``article_csvs``: every
     article's index.csv, in page order, whose rows make results.csv."""
     yield "results.json", results_json(index.results)
-    yield "results.csv", csv_chunks(index.results) if article_csvs is None else joined_csv(index.results, article_csvs)
+    yield "results.csv", joined_csv(index.results, article_csvs)
     yield "results.js", results_script(index)
     yield "catalog.json", iter([_json_file(catalog_document(index, config))])
 

@@ -161,13 +161,10 @@ def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> I
 
 
 def joined_csv(table: ResultTable, parts: Sequence[bytes]) -> Iterator[bytes]:
-    """``csv_chunks(table)`` from CSVs of consecutive parts of it, each with the header and its
-    rows (every article's index.csv, in page order, made by the render workers): the rows of a
-    site's CSV are not written twice. ``csv_chunks`` when a part lacks the header."""
+    """``csv_chunks(table)`` from CSVs of consecutive parts of it, each ``csv_bytes`` of the table
+    and its rows, so each starts with the header (every article's index.csv, in page order, made
+    by the render workers): the rows of a site's CSV are not written twice."""
     header = csv_header(table.columns)
-    if not all(part.startswith(header) for part in parts):
-        yield from csv_chunks(table)
-        return
     yield header
     for part in parts:
         yield part[len(header):]

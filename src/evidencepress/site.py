@@ -153,7 +153,6 @@ class PageFacts:
     conditions: tuple[str, ...]  # the core condition keys they were found for (the table's columns)
     rows: tuple[tuple[Any, ...], ...]  # each reported result as a row of the results table
     cited: tuple[CitedRecord, ...]  # what the page reports of each record, by id
-    results: int  # how many reported results
     record_counts: tuple[tuple[str, int], ...]  # results per record, in order of first result
     metrics: tuple[MetricCount, ...]  # results per (metric, unit), in order of first result
     facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
@@ -169,8 +168,7 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
         key = (str(result.get("metric", "")), str(result.get("unit", "")))
         metrics[key] = metrics.get(key, 0) + 1
     return PageFacts(tuple(conditions), row_values(page.url, page.export, conditions), cited_records(page, conditions),
-                     len(results), tuple(counts.items()), tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()),
-                     facets(results))
+                     tuple(counts.items()), tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results))
 
 
 def with_facts(page: Page, conditions: Sequence[str]) -> Page:
@@ -200,7 +198,7 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
 
 def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:
     links = tuple(RecordLink(rid, record_titles.get(rid, rid), record_url(rid), n) for rid, n in facts.record_counts)
-    figures = Figures(facts.results, len(facts.record_counts), len(page.front.sources), len(page.charts))
+    figures = Figures(len(facts.rows), len(facts.record_counts), len(page.front.sources), len(page.charts))
     section_title = config.section_title(page.section) if page.section else ""
     section_url = f"/{page.section}/" if page.section else ""
     return Entry(page, figures, section_title, section_url, links, facts.metrics, facts.facets)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import subprocess
@@ -12,12 +13,15 @@ from pathlib import Path
 import matplotlib
 import pytest
 from chart_fixtures import EVERY_KIND, HERE, ok
+from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.container import ErrorbarContainer
+from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
 from matplotlib.text import Text
+from matplotlib.textpath import TextToPath
 
 from evidencepress.charts import ChartPlan, iter_charts, render_charts, style
-from evidencepress.charts.draw import RC, draw_chart, figure
+from evidencepress.charts.draw import RC, draw_chart, figure, textsize
 
 TESTS = HERE.parent
 SRC = TESTS.parent / "src" / "evidencepress" / "charts"
@@ -166,6 +170,54 @@ def test_same_bytes_across_processes_time_zones_and_hash_seeds(svgs: list[bytes]
     second = run_fresh(TZ="America/Los_Angeles", PYTHONHASHSEED="2")
     assert first == second == digests(svgs)
     assert digests([draw_chart(p) for p in [ok(t) for t in EVERY_KIND.values()]]) == digests(svgs)
+
+
+def test_one_text_measure_for_every_svg_gives_matplotlibs_bytes(
+    plans: list[ChartPlan], svgs: list[bytes]
+) -> None:
+    """Drawn with matplotlib's own measures (a cache per renderer, font heights read per text),
+    every chart has the same bytes."""
+    textsize.uninstall()
+    try:
+        assert not hasattr(RendererSVG, "_get_font_height_metrics")
+        assert [draw_chart(plan) for plan in plans] == svgs
+    finally:
+        textsize.install()
+
+
+def test_the_shared_measure_is_keyed_by_the_properties_at_the_time() -> None:
+    renderer = RendererSVG(100, 100, io.StringIO())
+    prop = FontProperties(family=style.FONT_FAMILY, size=9)
+    texts = ["1,000", "Cell 12", "Served rate by cell", "−4.5", "Ünïcode ✓", ""]
+    before = [renderer.get_text_width_height_descent(text, prop, False) for text in texts]
+    heights = renderer._get_font_height_metrics(prop)
+    prop.set_size(13)
+    prop.set_weight("bold")
+    after = [renderer.get_text_width_height_descent(text, prop, False) for text in texts]
+    assert after == [TextToPath().get_text_width_height_descent(text, prop, False) for text in texts]
+    assert before != after and before[1][0] < after[1][0]
+    assert renderer._get_font_height_metrics(prop) == pytest.approx([h * 13 / 9 for h in heights])
+
+
+def test_text_layout_with_the_shared_font_heights_is_matplotlibs() -> None:
+    """Multi-line texts too, where the line gap counts, in each size and weight the charts use."""
+    def layouts() -> list[object]:
+        found: list[object] = []
+        with matplotlib.rc_context(RC):
+            fig = Figure(dpi=72)
+            for size in (style.SIZE_TICK, style.SIZE_TITLE, style.SIZE_NOTE):
+                for weight in ("normal", "bold"):
+                    text = fig.text(0, 0, "Served rate\nby cell, two lines", fontsize=size, fontweight=weight)
+                    box, lines, descent = text._get_layout(RendererSVG(100, 100, io.StringIO()))
+                    found.append((box.bounds, lines, descent))
+        return found
+
+    shared = layouts()
+    textsize.uninstall()
+    try:
+        assert layouts() == shared
+    finally:
+        textsize.install()
 
 
 def test_parallel_drawing_gives_the_same_bytes_in_order(plans: list[ChartPlan], svgs: list[bytes]) -> None:

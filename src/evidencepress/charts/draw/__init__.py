@@ -22,8 +22,10 @@ from .. import style
 from ..kinds import kind_of
 from ..model import ChartPlan, PanelPlan
 from ..svg import finish
-from . import common
+from . import common, textsize
 from .legends import legend
+
+textsize.install()  # every SVG renderer of this process shares one text measure
 
 RC: dict[Any, Any] = {
     "font.family": [style.FONT_FAMILY],

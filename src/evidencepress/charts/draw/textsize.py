@@ -1,0 +1,87 @@
+"""One text measure for every SVG a process draws.
+
+matplotlib measures each text of a figure with the renderer that draws it, and
+keeps what it measured for that renderer only; an SVG renderer lives for one
+``savefig``, so every chart measured its tick numbers, category labels and
+titles again, and looked up the font and read its height tables for every text
+it laid out (together 17 % of a drawing in the bench corpus). For SVG with text
+as text (``svg.fonttype: none``) both depend on the text and the font
+properties alone:
+
+- a text's extent: ``RendererSVG`` asks the same ``TextToPath`` code that
+  ``common.measure`` uses, which reads the bundled font without hinting;
+- a font's ascent, descent and line gap: ``Text._get_layout`` reads them from
+  the font's OS/2 (else hhea) table, scaled by the figure's dpi / 72, which is 1
+  while an SVG is drawn (``savefig.dpi`` is 72 in ``RC``). It asks a renderer
+  that has ``_get_font_height_metrics`` (matplotlib's PDF and PostScript
+  renderers do) instead; this module gives one to ``RendererSVG``.
+
+``install`` makes every SVG renderer of this process share one cache of each;
+the drawings keep the same bytes (a test draws every kind both ways, and the
+chart manifest checks every chart of the example site).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Literal
+
+from matplotlib.backends.backend_svg import RendererSVG
+from matplotlib.font_manager import FontProperties, fontManager, get_font
+from matplotlib.textpath import text_to_path
+
+Extent = tuple[float, float, float]  # width, height, descent in points
+Heights = tuple[float, float, float]  # ascent, descent, line gap in points
+MathMode = bool | Literal["TeX"]
+HEIGHTS_HOOK = "_get_font_height_metrics"  # what ``Text._get_layout`` asks a renderer for, when it has it
+SVG_DPI = 72  # the figure's dpi while an SVG is drawn
+
+_MATPLOTLIB_MEASURE = RendererSVG.get_text_width_height_descent
+
+
+@functools.lru_cache(maxsize=8192)
+def text_extent(text: str, prop: FontProperties, ismath: MathMode) -> Extent:
+    """What ``RendererSVG.get_text_width_height_descent`` returns: ``prop`` must not change
+    afterwards (it is part of the key)."""
+    width, height, descent = text_to_path.get_text_width_height_descent(text, prop, ismath)
+    return width, height, descent
+
+
+def _shared_measure(renderer: RendererSVG, s: str, prop: FontProperties, ismath: MathMode) -> Extent:
+    return text_extent(s, prop.copy(), ismath)  # a copy: a FontProperties' hash follows its settable state
+
+
+@functools.lru_cache(maxsize=256)
+def font_heights(prop: FontProperties) -> Heights:
+    """The ascent, descent and line gap of the font ``prop`` selects, as ``Text._get_layout``
+    reads them at 72 dpi (``prop`` must not change afterwards: it is part of the key)."""
+    font = get_font(fontManager._find_fonts_by_props(prop))
+    os2, hhea, head = font.get_sfnt_table("OS/2"), font.get_sfnt_table("hhea"), font.get_sfnt_table("head")
+    if os2 is not None:
+        gap, ascent, descent = os2["sTypoLineGap"], os2["sTypoAscender"], os2["sTypoDescender"]
+    elif hhea is not None:
+        gap, ascent, descent = hhea["lineGap"], hhea["ascent"], hhea["descent"]
+    else:
+        raise ValueError(f"{font.fname!r}: no OS/2 or hhea table")  # the bundled DejaVu Sans has both
+    if head is None:
+        raise ValueError(f"{font.fname!r}: no head table")
+    scale = 1 / head["unitsPerEm"] * prop.get_size_in_points() * SVG_DPI / 72  # matplotlib's very arithmetic
+    return ascent * scale, -descent * scale, gap * scale
+
+
+def _shared_heights(renderer: RendererSVG, prop: FontProperties) -> Heights:
+    return font_heights(prop.copy())
+
+
+def install() -> None:
+    """Every SVG renderer of this process measures text through ``text_extent`` and
+    ``font_heights``."""
+    RendererSVG.get_text_width_height_descent = _shared_measure  # type: ignore[method-assign]
+    setattr(RendererSVG, HEIGHTS_HOOK, _shared_heights)
+
+
+def uninstall() -> None:
+    """matplotlib's own measures again (the tests compare the two)."""
+    RendererSVG.get_text_width_height_descent = _MATPLOTLIB_MEASURE  # type: ignore[method-assign]
+    if HEIGHTS_HOOK in vars(RendererSVG):
+        delattr(RendererSVG, HEIGHTS_HOOK)

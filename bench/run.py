@@ -64,7 +64,7 @@ def run(command: list[str], cwd: Path | None = None) -> Timing:
 
 
 def cold(command: list[str], outputs: list[Path], cwd: Path | None = None) -> Timing:
-    """A cold build (``outputs`` removed first): the run of median wall time of three when one takes
+    """A cold build (``outputs`` moved aside first, see ``park``): the run of median wall time of three when one takes
     under REPEAT_BELOW_SECONDS, else that one run. One run of a few seconds varies by about 5 % on a
     shared machine, which is the margin of a ratio; every generator is timed the same way."""
     timings = [_fresh_run(command, outputs, cwd)]

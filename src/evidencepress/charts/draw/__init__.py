@@ -25,7 +25,7 @@ from ..svg import finish
 from . import common, textsize
 from .legends import legend
 
-textsize.install()  # every SVG renderer of this process shares one text measure
+textsize.install()  # every SVG renderer of this process shares one cache of text sizes and font heights
 
 RC: dict[Any, Any] = {
     "font.family": [style.FONT_FAMILY],

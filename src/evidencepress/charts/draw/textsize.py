@@ -65,7 +65,7 @@ def font_heights(prop: FontProperties) -> Heights:
         raise ValueError(f"{font.fname!r}: no OS/2 or hhea table")  # the bundled DejaVu Sans has both
     if head is None:
         raise ValueError(f"{font.fname!r}: no head table")
-    scale = 1 / head["unitsPerEm"] * prop.get_size_in_points() * SVG_DPI / 72  # matplotlib's very arithmetic
+    scale = 1 / head["unitsPerEm"] * prop.get_size_in_points() * SVG_DPI / 72  # matplotlib's operations in its order: the same floats
     return ascent * scale, -descent * scale, gap * scale
 
 

@@ -57,12 +57,12 @@ class ResultRow:
     def texts(self) -> list[str | None]:
         """Each value as the text of a CSV cell, None for null (not kept: a site of thousands of
         results would hold every cell twice)."""
-        return [None if value is None else _cell_text(value) for value in self.values]
+        return [None if value is None else csv_cell(value) for value in self.values]
 
     @property
     def csv_cells(self) -> list[str]:
         """Each value as the text of a CSV cell, "" for null."""
-        return list(map(_cell_text, self.values))
+        return list(map(csv_cell, self.values))
 
 
 @dataclass(frozen=True)
@@ -189,9 +189,10 @@ def _csv_lines(rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
-def _cell_text(value: Any) -> str:
-    """``csv_cell``, the commonest kinds first by their exact type (a site's table has hundreds
-    of thousands of cells)."""
+def csv_cell(value: Any) -> str:
+    """A JSON value as one CSV cell: text as it is, numbers as authored, lists/objects as JSON.
+    The commonest kinds are told by their exact type first (a site's table has hundreds of
+    thousands of cells)."""
     kind = type(value)
     if kind is str:
         return value  # type: ignore[no-any-return]
@@ -199,13 +200,6 @@ def _cell_text(value: Any) -> str:
         return ""
     if kind is int:
         return int.__repr__(value)
-    return csv_cell(value)
-
-
-def csv_cell(value: Any) -> str:
-    """A JSON value as one CSV cell: text as it is, numbers as authored, lists/objects as JSON."""
-    if value is None:
-        return ""
     if isinstance(value, str):
         return value
     if isinstance(value, (bool, int, float)):

@@ -184,12 +184,12 @@ def _facts(page: Page, conditions: tuple[str, ...]) -> PageFacts:
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
                conditions: Sequence[str]) -> SiteIndex:
     """Everything across pages, from the validated articles (and their facts) and record prose."""
-    facts = [_facts(page, tuple(conditions)) for page in pages]
-    records = build_records([(page, found.cited) for page, found in zip(pages, facts, strict=True)], prose)
+    with_found = [(page, _facts(page, tuple(conditions))) for page in pages]
+    records = build_records([(page, found.cited) for page, found in with_found], prose)
     titles = {record.id: record.title for record in records}
-    entries = _newest_first(_entry(page, found, config, titles) for page, found in zip(pages, facts, strict=True))
+    entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)
     listings = _listings(entries, config)
-    table = table_of(((page.url, found.rows) for page, found in zip(pages, facts, strict=True)), conditions)
+    table = table_of(((page.url, found.rows) for page, found in with_found), conditions)
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)

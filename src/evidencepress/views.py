@@ -70,9 +70,7 @@ def cell(value: Any) -> Cell:
 
 def text(value: Any) -> str:
     """A result field as text; a missing or null field is empty (it is optional or a string)."""
-    if value is None:
-        return ""
-    return value if type(value) is str else csv_cell(value)
+    return csv_cell(value)
 
 
 def citation_view(citation: Citation) -> CitationView:

@@ -25,7 +25,7 @@ def is_number(value: Any) -> bool:
 def authored(value: Any) -> str:
     """A value as the export wrote it (JSON text). Numbers (the commonest, thousands on a record
     page) are written at once."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and is_number(value):
+    if is_number(value):
         return jsontext.number_text(value)
     return jsontext.dumps(value, indent=None)
 

@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 from sitekit import article, export, make_site, result, tree
 
-from evidencepress.build import build_site
-from evidencepress.options import BuildOptions
+from evidencepress.build.recipe import build_site
+from evidencepress.core.options import BuildOptions
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
     from pathlib import Path
-    from evidencepress import writer
-    from evidencepress.build import build_site
-    from evidencepress.options import BuildOptions
+    from evidencepress.output import writer
+    from evidencepress.build.recipe import build_site
+    from evidencepress.core.options import BuildOptions
 
     root, kill_at, portable = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "portable"
     cached = sys.argv[4:] == ["cached"]
@@ -130,7 +130,7 @@ def test_an_interrupted_swap_is_finished_by_the_next_run(tmp_path: Path) -> None
     assert outcome.returncode == -signal.SIGKILL
     assert (tree(root / "_site"), tree(root / "exports")) in ((old[0], new[1]), (new[0], old[1]))
     assert (root / ".cache" / "write-journal.json").is_file()
-    from evidencepress.writer import recover
+    from evidencepress.output.writer import recover
 
     recover(root / ".cache" / "write-journal.json", [root / "_site", root / "exports"])
     assert (tree(root / "_site"), tree(root / "exports")) == new

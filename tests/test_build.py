@@ -231,8 +231,8 @@ def test_project_content_builds_end_to_end(tmp_path: Path) -> None:
 WARM_BUILD = """
 import sys
 from pathlib import Path
-from evidencepress.build import build_site
-from evidencepress.options import BuildOptions
+from evidencepress.build.recipe import build_site
+from evidencepress.core.options import BuildOptions
 problems = build_site(BuildOptions(root=Path(sys.argv[1]), jobs=1))
 assert not any(p.is_error for p in problems), problems
 print("matplotlib" in sys.modules)
@@ -322,7 +322,7 @@ def test_build_and_check_run_without_the_cycle_collector_but_draw_with_it(tmp_pa
     cycle of artists)."""
     import gc
 
-    from evidencepress import build as build_module
+    from evidencepress.build import recipe as build_module
     from evidencepress.charts import draw as draw_module
 
     root = make_site(tmp_path / "site", {"guides/a.md": article("A", CHART, export(result("Run A"), result("Run B")))})

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from sitekit import article, export, make_site, many_pages, result, tree
 
-from evidencepress.build import build_site, plan_site
-from evidencepress.cache import Store, key_of, prune, prune_caches, prune_store
+from evidencepress.build.recipe import build_site, plan_site
+from evidencepress.cache.caches import Store, key_of, prune, prune_caches, prune_store
 from evidencepress.cli import main
-from evidencepress.options import BuildOptions
+from evidencepress.core.options import BuildOptions
 
 
 def _outcome(root: Path) -> tuple[list[str], list[str]]:
@@ -81,7 +81,7 @@ def test_a_damaged_database_is_a_miss_and_the_next_commit_replaces_it(tmp_path: 
 
 def test_a_build_over_damaged_databases_succeeds_and_caches_again(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    from evidencepress import outputs
+    from evidencepress.build import render as outputs
 
     rendered: list[str] = []
     render_article, render_record = outputs.render_article, outputs.render_record
@@ -216,7 +216,7 @@ def test_a_site_larger_than_the_cache_bound_keeps_every_page_it_rendered(tmp_pat
     most of its pages; the bound now applies to entries the build did not use."""
     from click.testing import CliRunner
 
-    from evidencepress import cache
+    from evidencepress.cache import caches as cache
     from evidencepress.cli import main
 
     monkeypatch.setattr(cache, "BOUNDS", dict.fromkeys(cache.BOUNDS, 1_000))  # far below one build's entries
@@ -391,7 +391,7 @@ def test_a_commit_that_fails_midway_leaves_the_database_as_it_was(tmp_path: Path
 def test_a_database_locked_by_another_process_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A serve and a build of one site: one waits for the other's commit, and past BUSY_SECONDS
     gives up (a miss, a commit not written), then goes on once the lock is gone."""
-    from evidencepress import cachestore
+    from evidencepress.cache import store as cachestore
 
     monkeypatch.setattr(cachestore, "BUSY_SECONDS", 0.05)
     path = tmp_path / "store.sqlite"
@@ -417,7 +417,7 @@ def test_a_database_locked_by_another_process_only_costs_time(tmp_path: Path, mo
 KILLED_MIDWAY = """
 import os, signal, sys
 from pathlib import Path
-from evidencepress.cache import Store
+from evidencepress.cache.caches import Store
 
 store = Store(Path(sys.argv[1]))
 for number in range(8):  # 32 MB: past SQLite's page cache, so that pages are written before the end
@@ -451,7 +451,7 @@ def test_record_pages_are_rendered_again_only_when_what_they_show_changed(
 
     from sitekit import REPO
 
-    from evidencepress import outputs
+    from evidencepress.build import render as outputs
 
     rendered: list[str] = []
     render_record = outputs.render_record
@@ -490,19 +490,19 @@ def test_a_build_after_a_missed_replay_hashes_its_inputs_once_more_only_at_the_e
                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The digest the look for a recorded build computed is the build's starting digest; the one
     at the end (did an input change while it ran?) is computed again."""
-    import evidencepress.build
-    import evidencepress.record
+    import evidencepress.build.recipe
+    import evidencepress.cache.buildrecord
 
     root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result()))})
     calls: list[Path] = []
-    real = evidencepress.record.inputs_digest
+    real = evidencepress.cache.buildrecord.inputs_digest
 
     def counted(options: BuildOptions, out: Path) -> str | None:
         calls.append(out)
         return real(options, out)
 
-    monkeypatch.setattr(evidencepress.record, "inputs_digest", counted)
-    monkeypatch.setattr(evidencepress.build, "inputs_digest", counted)
+    monkeypatch.setattr(evidencepress.cache.buildrecord, "inputs_digest", counted)
+    monkeypatch.setattr(evidencepress.build.recipe, "inputs_digest", counted)
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
     assert outcome.exit_code == 0, outcome.output
     assert calls == [root / "_site", root / "_site"]  # the replay's, then the end's
@@ -519,8 +519,8 @@ def test_a_build_during_which_an_input_changed_is_not_recorded(tmp_path: Path, m
     it was read) leaves no record, so the next build makes the site again; otherwise the next
     build finds the output in place, its exports/ digest (taken as the files were written)
     equal to that of the folder."""
-    from evidencepress import outputs
-    from evidencepress.record import replay
+    from evidencepress.build import render as outputs
+    from evidencepress.cache.buildrecord import replay
 
     root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
     render_the_rest = outputs._render_the_rest
@@ -540,8 +540,8 @@ def test_a_build_during_which_an_input_changed_is_not_recorded(tmp_path: Path, m
 
 def test_a_folder_digest_taken_as_written_is_that_of_the_folder(tmp_path: Path) -> None:
     """Paths sort as a folder's Paths do ("a/b" before "a-c", unlike the strings)."""
-    from evidencepress.record import files_digest, tree_digest
-    from evidencepress.writer import staged_folders
+    from evidencepress.cache.buildrecord import files_digest, tree_digest
+    from evidencepress.output.writer import staged_folders
 
     target = tmp_path / "exports"
     files = {"a-c.json": b"1", "a/b.json": b"2", "a/b/c.json": b"", "z.csv": b"x" * 5000, "A.json": b"3"}
@@ -578,7 +578,7 @@ def test_after_begin_values_are_written_in_batches_that_never_keep_other_process
     """A build writes what it saved once BATCH_BYTES are held, each batch in a transaction of
     its own: it holds neither every page nor the write lock until its end, so a dev server of
     the same site reads the cache meanwhile without waiting."""
-    from evidencepress import cachestore
+    from evidencepress.cache import store as cachestore
 
     monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
     path = tmp_path / "cache" / "store.sqlite"
@@ -601,7 +601,7 @@ def test_after_begin_values_are_written_in_batches_that_never_keep_other_process
 def test_rollback_drops_what_no_batch_wrote(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A failed build keeps the batches it wrote (each entry is right for its key) and nothing
     else; one that wrote no batch leaves no database at all."""
-    from evidencepress import cachestore
+    from evidencepress.cache import store as cachestore
 
     monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
     path = tmp_path / "cache" / "store.sqlite"
@@ -623,7 +623,7 @@ def test_rollback_drops_what_no_batch_wrote(tmp_path: Path, monkeypatch: pytest.
 def test_a_batch_that_cannot_be_written_only_costs_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A full disk, say, while a build writes a batch: that batch is lost (a cache only saves
     time), the build goes on, and what it saves afterwards is written."""
-    from evidencepress import cachestore
+    from evidencepress.cache import store as cachestore
 
     monkeypatch.setattr(cachestore, "BATCH_BYTES", 3 << 20)
     path = tmp_path / "store.sqlite"

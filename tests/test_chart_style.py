@@ -7,10 +7,10 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from evidencepress import jsontext
 from evidencepress.charts import style
 from evidencepress.charts.fieldpath import Missing, get_path, resolve_pointer
 from evidencepress.charts.units import same_unit
+from evidencepress.core import jsontext
 
 words = st.lists(st.text(alphabet="abcdefghijklmnopqrstuvwxyzABC0123456789_./-", min_size=1, max_size=40), max_size=12)
 

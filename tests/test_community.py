@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import article, export, make_site, result
 
-from evidencepress import jsontext
-from evidencepress.build import BuildOptions, plan_site
+from evidencepress.build.recipe import BuildOptions, plan_site
+from evidencepress.build.render import site_context
 from evidencepress.cli import main
-from evidencepress.outputs import site_context
-from evidencepress.records import split_conditions
-from evidencepress.render import dump_json
-from evidencepress.render_site import record_document, record_json
+from evidencepress.core import jsontext
+from evidencepress.output.article import dump_json
+from evidencepress.output.generated import record_document, record_json
+from evidencepress.site.records import split_conditions
 
 
 def run(root: Path, command: str = "build") -> tuple[int, str]:

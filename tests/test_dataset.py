@@ -14,12 +14,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import export, many_pages, result
 
-from evidencepress import dataset, jsontext
 from evidencepress.cli import main
-from evidencepress.dataset import csv_bytes, json_rows, result_table
-from evidencepress.jsonmap import load_json
-from evidencepress.schemas import DEFAULT_FOLDER, load_schemas
-from evidencepress.writer import StagedFolder
+from evidencepress.content.jsonmap import load_json
+from evidencepress.core import jsontext
+from evidencepress.output.writer import StagedFolder
+from evidencepress.schemas.load import DEFAULT_FOLDER, load_schemas
+from evidencepress.site import dataset
+from evidencepress.site.dataset import csv_bytes, json_rows, result_table
 
 
 def _export(*results: dict) -> dict:
@@ -105,7 +106,7 @@ def test_the_site_csv_is_the_rows_of_the_articles_csvs_in_page_order(tmp_path: P
     quoted text, also when most articles come back from the rendered cache."""
     from sitekit import article, make_site
 
-    from evidencepress.build import BuildOptions, plan_site
+    from evidencepress.build.recipe import BuildOptions, plan_site
 
     quoted = result("Run, \"quoted\"", 2.0, source_record_id="record-a")
     root = make_site(tmp_path / "site", {

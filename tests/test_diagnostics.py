@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from evidencepress.cli import main
-from evidencepress.writer import FolderWriter
+from evidencepress.output.writer import FolderWriter
 
 REPO = Path(__file__).resolve().parents[1]
 REV = "0123456789abcdef0123456789abcdef01234567"

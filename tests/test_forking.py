@@ -15,15 +15,15 @@ import pytest
 from click.testing import CliRunner
 from sitekit import many_pages
 
-from evidencepress import forking
-from evidencepress.cache import Store
+from evidencepress.build.validating import validate_source, validate_sources
+from evidencepress.cache.caches import Store
+from evidencepress.cache.pages import load_page, save_page
 from evidencepress.cli import main
-from evidencepress.forking import HEARTBEAT_THREAD, WRITER_THREADS, WRITING, fork_is_safe, ordered_map
-from evidencepress.pagecache import load_page, save_page
-from evidencepress.pagepool import validate_source, validate_sources
-from evidencepress.schemas import load_schemas, schema_folder
-from evidencepress.sources import read_content
-from evidencepress.writer import staged_folders
+from evidencepress.content.read import read_content
+from evidencepress.core import forking
+from evidencepress.core.forking import HEARTBEAT_THREAD, WRITER_THREADS, WRITING, fork_is_safe, ordered_map
+from evidencepress.output.writer import staged_folders
+from evidencepress.schemas.load import load_schemas, schema_folder
 
 PARENT = os.getpid()
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 from sitekit import CHART, article, export, make_site, result, tree
 from test_build import copy_project
 
+from evidencepress.authoring.importer import ImportError_, import_markdown
 from evidencepress.cli import main
-from evidencepress.importer import ImportError_, import_markdown
 
 
 def _build(root: Path) -> None:

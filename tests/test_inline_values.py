@@ -10,7 +10,7 @@ from click.testing import CliRunner, Result
 from sitekit import SOURCE_URL, article, export, make_site, result
 
 from evidencepress.cli import main
-from evidencepress.inlinerefs import Ref, RoleError, RoleSpec, parse_role
+from evidencepress.content.inlinerefs import Ref, RoleError, RoleSpec, parse_role
 
 EVIDENCE = SOURCE_URL + "#L10"
 FILE = "content/guides/a.md"

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sitekit import article, export, make_site, result, tree
 
-from evidencepress import jsontext
-from evidencepress.jsonmap import load_json
+from evidencepress.content.jsonmap import load_json
+from evidencepress.core import jsontext
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -52,8 +52,8 @@ def test_authored_numbers_are_numbers_and_pickle() -> None:
 
 
 def test_published_json_and_markdown_keep_the_literals(tmp_path) -> None:
-    from evidencepress.build import build_site
-    from evidencepress.options import BuildOptions
+    from evidencepress.build.recipe import build_site
+    from evidencepress.core.options import BuildOptions
 
     page = article(export_doc=export(result(value=1.0)))
     page = page.replace('"value": 1.0', '"value": 22.50').replace('"temperature": 0', '"temperature": -0')

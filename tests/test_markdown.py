@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from evidencepress.markdown import render_tokens, tokenize
+from evidencepress.content.markdown import render_tokens, tokenize
 
 
 def _html(text: str) -> str:

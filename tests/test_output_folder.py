@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
-from evidencepress.writer import FolderWriter, remove_tree, staged_folders, write_trees
+from evidencepress.output.writer import FolderWriter, remove_tree, staged_folders, write_trees
 
 
 def _site(root: Path) -> Path:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evidencepress.markdown import tokenize
-from evidencepress.model import SourceFile
-from evidencepress.parse import parse_page
+from evidencepress.content.markdown import tokenize
+from evidencepress.content.parse import parse_page
+from evidencepress.core.model import SourceFile
 
 EXPORT = '```json export\n{\n  "facts": [],\n  "reported_results": [],\n  "conditions": {}\n}\n```\n'
 CHART = "~~~~ chart\ntitle: Decode\nkind: bar\n~~~~~\n"

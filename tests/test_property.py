@@ -27,7 +27,7 @@ from jsonschema import Draft202012Validator, FormatChecker, validators
 from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 from evidencepress.cli import main
-from evidencepress.schemas import ECMA_KEYWORDS, load_schemas, schema_folder
+from evidencepress.schemas.load import ECMA_KEYWORDS, load_schemas, schema_folder
 
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
 assert ARTICLE_WITH_CHART != ARTICLE

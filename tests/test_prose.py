@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner, Result
 from sitekit import REPO, article, export, make_site, result
 
+from evidencepress.checks.prosenumbers import key_unit, prose_numbers
 from evidencepress.cli import main
-from evidencepress.prosenumbers import key_unit, prose_numbers
 
 FILE = "content/guides/a.md"
 

@@ -9,10 +9,10 @@ import pytest
 from click.testing import CliRunner, Result
 from sitekit import CHART, article, export, make_site, result
 
-from evidencepress import progress as progress_module
 from evidencepress.cli import main
-from evidencepress.diagnostics import Location, TextOptions, error, format_text, note, warning
-from evidencepress.progress import Progress
+from evidencepress.core import progress as progress_module
+from evidencepress.core.diagnostics import Location, TextOptions, error, format_text, note, warning
+from evidencepress.core.progress import Progress
 
 HINT = "write null for a condition the source does not report"
 

@@ -8,8 +8,8 @@ import re
 import pytest
 from markdown_it import MarkdownIt
 
-from evidencepress.diagnostics import Location, note, warning
-from evidencepress.jsontext import AuthoredFloat, parse_float
+from evidencepress.core.diagnostics import Location, note, warning
+from evidencepress.core.jsontext import AuthoredFloat, parse_float
 from evidencepress.review import NO_CHANGES, ReportOptions, json_report, markdown_report
 from evidencepress.review.bounded import Block, bounded
 from evidencepress.review.compare import compare_charts, compare_results, compare_sources, compare_warnings

@@ -18,8 +18,8 @@ from click.testing import CliRunner
 from sitekit import CHART, article, export, make_site, many_pages, result, tree
 
 from evidencepress.cli import main
-from evidencepress.render import DEFAULT_TEMPLATES
-from evidencepress.search import _unpack, build_search_index, canonical_bundle, what_pagefind_reads
+from evidencepress.output.article import DEFAULT_TEMPLATES
+from evidencepress.output.search import _unpack, build_search_index, canonical_bundle, what_pagefind_reads
 
 
 def build(root: Path, *args: str) -> tuple[int, str]:
@@ -120,7 +120,8 @@ def fake_pagefind(folder: Path, script: str) -> Path:
 def test_pagefind_is_started_before_the_rest_of_the_site_is_rendered(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The pages were handed over as they were rendered: the binary runs while listings are rendered."""
-    from evidencepress import outputs, search
+    from evidencepress.build import render as outputs
+    from evidencepress.output import search
 
     events: list[str] = []
     popen, render_the_rest = subprocess.Popen, outputs._render_the_rest
@@ -150,7 +151,7 @@ def test_a_failed_pagefind_run_names_its_exit_code_and_message(tmp_path: Path, m
 
 
 def test_a_pagefind_run_past_the_time_limit_is_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evidencepress import search
+    from evidencepress.output import search
 
     pid_file = tmp_path / "pid"
     binary = fake_pagefind(tmp_path / "bin", f'echo $$ > "{pid_file}"; exec sleep 60\n')
@@ -241,7 +242,7 @@ def test_drawings_and_ignored_tables_are_left_out_of_what_pagefind_reads_with_th
     site = root / "_site"
     pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*.html")
              if b"data-pagefind-body" in p.read_bytes()}
-    from evidencepress import search
+    from evidencepress.output import search
 
     monkeypatch.setattr(search, "what_pagefind_reads", lambda page: page)  # Pagefind reads everything
     assert tree(site / "pagefind") == build_search_index(pages, "en").files
@@ -256,7 +257,7 @@ def test_an_ignored_table_holding_a_pagefind_attribute_is_kept() -> None:
 
 
 def test_pages_are_not_queued_once_pagefind_has_stopped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from evidencepress.search import PagefindRun
+    from evidencepress.output.search import PagefindRun
 
     monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake_pagefind(tmp_path / "bin", "exit 2\n")))
     with PagefindRun("en") as run:

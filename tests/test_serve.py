@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from sitekit import article, make_site, tree
 
-from evidencepress.diagnostics import Location, error
-from evidencepress.serve import LiveSite, inject, resolve
+from evidencepress.core.diagnostics import Location, error
+from evidencepress.serve.server import LiveSite, inject, resolve
 
 PATIENCE = 60.0  # seconds a poll may wait on a loaded machine; a bound on the loop, not a timing assert
 
@@ -89,8 +89,8 @@ def test_an_edit_is_served_and_a_broken_edit_keeps_the_last_good_page(served: tu
 
 
 def test_a_published_build_has_no_reload_script(tmp_path: Path) -> None:
-    from evidencepress.build import build_site
-    from evidencepress.options import BuildOptions
+    from evidencepress.build.recipe import build_site
+    from evidencepress.core.options import BuildOptions
 
     root = make_site(tmp_path, {"guides/a.md": article("A")})
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
@@ -118,7 +118,7 @@ def test_a_failed_build_keeps_the_files_and_counts_a_generation() -> None:
 
 def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
     """The watcher keeps running across rebuilds: an edit made while one runs triggers the next."""
-    from evidencepress.serve import watch_and_rebuild
+    from evidencepress.serve.server import watch_and_rebuild
 
     (tmp_path / "content").mkdir()
     (tmp_path / "site.toml").write_text("title = 'x'\n")
@@ -144,8 +144,8 @@ def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
 
 
 def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
-    from evidencepress import serve
-    from evidencepress.search import SearchIndex
+    from evidencepress.output.search import SearchIndex
+    from evidencepress.serve import server as serve
 
     built: list[int] = []
 

@@ -76,7 +76,7 @@ def test_a_record_page_shows_every_result_of_every_citing_article(built: dict[st
 
 def test_a_record_page_names_each_source_document_by_its_path() -> None:
     """Two files of one commit must not read as the same source twice (publisher and revision alike)."""
-    from evidencepress.model import SourceRef
+    from evidencepress.core.model import SourceRef
 
     commit = "89abcdef0123456789abcdef0123456789abcdef"
     def named(url: str, revision: str = commit) -> str:
@@ -362,8 +362,8 @@ def test_a_site_without_sections_lists_its_pages_everywhere(tmp_path: Path) -> N
 
 def test_conditions_are_shared_only_when_written_the_same() -> None:
     """22.5 and 22.50, 1 and 1.0, true and 1, -0 and 0, a missing key and null: each pair varies."""
-    from evidencepress.jsontext import parse_float, parse_int
-    from evidencepress.records import split_conditions
+    from evidencepress.core.jsontext import parse_float, parse_int
+    from evidencepress.site.records import split_conditions
 
     pairs = {"a": (22.5, parse_float("22.50")), "b": (1, 1.0), "c": (True, 1), "d": (0, parse_int("-0")),
              "e": (None, "missing"), "f": ("x", "x"), "g": (parse_float("22.50"), parse_float("22.50")),
@@ -380,8 +380,8 @@ def test_the_site_index_from_page_facts_equals_the_one_it_finds_itself(tmp_path:
     index as the pages alone; facts found for other core conditions are not used."""
     from dataclasses import replace
 
-    from evidencepress.build import BuildOptions, plan_site
-    from evidencepress.site import SiteIndex, index_site
+    from evidencepress.build.recipe import BuildOptions, plan_site
+    from evidencepress.site.index import SiteIndex, index_site
 
     root = data_site(tmp_path / "site")
     plan, _ = plan_site(BuildOptions(root, use_cache=False))

@@ -8,7 +8,7 @@ import pytest
 import yaml
 from sitekit import REPO
 
-from evidencepress import yamlmap
+from evidencepress.content import yamlmap
 
 BLOCKS = [
     block

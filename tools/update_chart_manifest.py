@@ -13,8 +13,8 @@ sys.path.insert(0, str(REPO / "tests"))
 
 from chart_manifest import chart_digests, write_manifest
 
-from evidencepress.build import plan_site, render_site
-from evidencepress.options import BuildOptions
+from evidencepress.build.recipe import plan_site, render_site
+from evidencepress.core.options import BuildOptions
 
 
 def main() -> None:

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from . import __version__
-from .diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
-from .forking import collector
-from .options import BuildOptions, ConfigError
-from .progress import Progress
+from .core.diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
+from .core.forking import collector
+from .core.options import BuildOptions, ConfigError
+from .core.progress import Progress
 
 if TYPE_CHECKING:  # the schemas load jsonschema: imported only by the commands that need them
-    from .schemas import SchemaSet
+    from .schemas.load import SchemaSet
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="The site root (the folder holding site.toml).")
@@ -65,7 +65,7 @@ def _tolerant_streams() -> None:
 
 def _site_schemas(root: Path) -> SchemaSet:
     """The site's schemas; a schema file that cannot be read is reported, not a traceback."""
-    from .schemas import SchemaFileError, load_schemas, schema_folder
+    from .schemas.load import SchemaFileError, load_schemas, schema_folder
 
     try:
         return load_schemas(schema_folder(root))
@@ -109,7 +109,7 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool,
           prose: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
-    from .build import check_site
+    from .build.recipe import check_site
 
     options = BuildOptions(root=root, drafts=drafts, strict=strict, prose=prose)
     with _progress() as progress, collector(enabled=False):
@@ -125,7 +125,7 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 @click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
     """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
-    from .scaffold import article_skeleton, parse_target
+    from .authoring.new import article_skeleton, parse_target
 
     parsed = parse_target(target)
     if isinstance(parsed, str):
@@ -150,7 +150,7 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
 @click.option("--reference", is_flag=True, help="A readable field reference instead of the JSON Schema.")
 def schema(name: str | None, root: Path, reference: bool) -> None:
     """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
-    from .schemaref import NAMES, field_reference
+    from .authoring.schemaref import NAMES, field_reference
 
     schemas = _site_schemas(root)
     if name is None:
@@ -188,7 +188,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
     HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
     """
     from . import review
-    from .writer import write_trees
+    from .output.writer import write_trees
 
     if charts_dir is not None and charts_dir.exists() and any(charts_dir.iterdir()):
         raise click.BadParameter(f"{charts_dir} is not empty; give a new or empty folder", param_hint="--charts-dir")
@@ -221,7 +221,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
               help="Parallel chart workers.")
 def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
     """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
-    from .serve import PortUnavailable, run_server
+    from .serve.server import PortUnavailable, run_server
 
     try:
         _run(lambda: run_server(root, port, drafts, jobs, click.echo))
@@ -235,7 +235,7 @@ def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
 @click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), help="Write here instead of stdout.")
 def import_(file: Path, output: Path | None) -> None:
     """Turn a published index.md back into a source article."""
-    from .importer import ImportError_, import_markdown
+    from .authoring.importer import ImportError_, import_markdown
 
     data = file.read_bytes()
     try:
@@ -262,12 +262,12 @@ def _fail(text: str) -> NoReturn:
 def _build(options: BuildOptions, progress: Progress) -> list[Problem]:
     """The output of unchanged inputs is already in place (the build record says so), or a full build.
     The pipeline is imported only for the second."""
-    from .record import replay
+    from .cache.buildrecord import replay
 
     replayed = replay(options)
     if replayed.problems is not None:
         return replayed.problems
-    from .build import build_site
+    from .build.recipe import build_site
 
     return build_site(options, progress.update, replayed=replayed)
 

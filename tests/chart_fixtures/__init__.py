@@ -7,9 +7,9 @@ import textwrap
 from pathlib import Path
 
 from evidencepress.charts import ChartPlan, plan_chart
-from evidencepress.diagnostics import Problem
-from evidencepress.model import Document, Fence, Positions
-from evidencepress.schemas import DEFAULT_FOLDER, SchemaSet, load_schemas
+from evidencepress.core.diagnostics import Problem
+from evidencepress.core.model import Document, Fence, Positions
+from evidencepress.schemas.load import DEFAULT_FOLDER, SchemaSet, load_schemas
 
 HERE = Path(__file__).parent
 FILE = "content/guides/a.md"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..diagnostics import Location, Problem, error
-from ..model import Document, Fence
-from ..schemas import SchemaSet
+from ..core.diagnostics import Location, Problem, error
+from ..core.model import Document, Fence
+from ..schemas.load import SchemaSet
 from .model import ChartPlan, ChartRow, LegendItem, PanelPlan, Point, Slot, Whisker
 from .plan import build_plan
 from .render import iter_charts, render_charts

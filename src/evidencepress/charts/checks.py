@@ -14,8 +14,8 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..diagnostics import Problem, warning
-from ..model import JsonPath, Positions, dotted
+from ..core.diagnostics import Problem, warning
+from ..core.model import JsonPath, Positions, dotted
 from .model import PanelSpec, Point
 from .select import Selected
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Problem, error
-from ..model import JsonPath, Positions, dotted
+from ..core.diagnostics import Problem, error
+from ..core.model import JsonPath, Positions, dotted
 from . import style
 from .model import ChartRow, Number, PanelSpec, Point
 from .select import Selected

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..diagnostics import Problem, error
-from ..model import JsonPath, Positions, dotted
+from ..core.diagnostics import Problem, error
+from ..core.model import JsonPath, Positions, dotted
 from . import style
 from .entry import Extracted
 from .model import PanelSpec, Point

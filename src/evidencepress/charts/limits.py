@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 
-from ..diagnostics import Problem
+from ..core.diagnostics import Problem
 from .entry import Context
 from .model import Point, Reference
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..diagnostics import Location
+from ..core.diagnostics import Location
 
 Scalar = str | int | float | bool | None
 Number = int | float

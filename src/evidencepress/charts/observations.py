@@ -5,7 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
-from ..diagnostics import Problem
+from ..core.diagnostics import Problem
 from . import style
 from .entry import Context, Extracted, describe, entry_name, plain_row, unit_text
 from .fieldpath import Missing, get_path

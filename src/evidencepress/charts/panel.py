@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..diagnostics import Location, Problem
-from ..model import Positions
+from ..core.diagnostics import Location, Problem
+from ..core.model import Positions
 from . import checks, guards, limits, style
 from .entry import Context, Extracted
 from .fieldpath import Missing, resolve_pointer

@@ -11,9 +11,9 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from .. import jsontext
-from ..diagnostics import Location, Problem, has_errors
-from ..model import Positions
+from ..core import jsontext
+from ..core.diagnostics import Location, Problem, has_errors
+from ..core.model import Positions
 from . import layout, style
 from .kinds import LegendInput, kind_of
 from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference

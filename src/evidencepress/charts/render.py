@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from ..forking import collector, drawing_context, ordered_map, pool_size
+from ..core.forking import collector, drawing_context, ordered_map, pool_size
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]

@@ -15,10 +15,10 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from ..diagnostics import Problem, error
-from ..explain import schema_problems
-from ..model import JsonPath, Positions, dotted
-from ..schemas import SchemaSet
+from ..core.diagnostics import Problem, error
+from ..core.model import JsonPath, Positions, dotted
+from ..schemas.explain import schema_problems
+from ..schemas.load import SchemaSet
 
 SCHEMA_FILE = "chart.schema.json"
 RULE = "chart-schema"

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Problem, error
-from ..model import JsonPath, Positions, dotted
-from ..model import pointer as to_pointer
+from ..core.diagnostics import Problem, error
+from ..core.model import JsonPath, Positions, dotted
+from ..core.model import pointer as to_pointer
 from .fieldpath import Missing, get_path, matches, resolve_pointer, split_pointer
 from .model import PanelSpec, PointerSpec, SelectSpec, States
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..diagnostics import Location, Problem, error
-from ..model import Document, Fence, JsonPath, Positions, dotted
-from ..schemas import SchemaSet
-from ..yamlmap import load_yaml
+from ..content.yamlmap import load_yaml
+from ..core.diagnostics import Location, Problem, error
+from ..core.model import Document, Fence, JsonPath, Positions, dotted
+from ..schemas.load import SchemaSet
 from .kinds import KIND_KEYS, registry
 from .model import ChartSpec, ColumnSpec, PanelSpec, PointerSpec, ReferenceSpec, SelectSpec, States, StateSpec
 from .schema import chart_kinds, chart_schema_problems, json_value, non_finite

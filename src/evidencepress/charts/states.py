@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from ..diagnostics import Problem
-from ..model import JsonPath
+from ..core.diagnostics import Problem
+from ..core.model import JsonPath
 from .entry import Context, Extracted, describe, entry_name, row_label, statistic_of
 from .model import ChartRow, Point, States, StateSpec
 from .select import Selected

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from .. import jsontext
+from ..core import jsontext
 from . import metrics
 
 RENDERER_VERSION = "5"

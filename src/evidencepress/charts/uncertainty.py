@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .. import jsontext
+from ..core import jsontext
 from . import style
 from .model import Whisker
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..diagnostics import Problem
+from ..core.diagnostics import Problem
 from .entry import Context, Extracted, describe, display_text, entry_name, ident_of, row_label, statistic_of, unit_text
 from .fieldpath import Missing, get_path, parent_path
 from .kinds import kind_of

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..diagnostics import Problem, Severity, sort_problems
+from ..core.diagnostics import Problem, Severity, sort_problems
 from .fields import field_change, object_changes, ordered_keys, same
 from .model import ABSENT, ChartChange, ChartFile, FieldChange, PageChange, ResultChange, Review, SourceChange, Status
 from .snapshot import PageSnapshot, SiteSnapshot

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .. import jsontext
+from ..core import jsontext
 from .model import ABSENT, FieldChange
 
 ENTRY_KEYS = ("id", "label", "name")  # what identifies an entry of a list, in this order

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import jsontext
+from ..core import jsontext
 from .model import ABSENT, ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange
 
 

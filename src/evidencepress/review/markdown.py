@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Problem
+from ..core.diagnostics import Problem
 from .bounded import GITHUB_COMMENT_LIMIT, Block, bounded
 from .mdtext import code, html_text, json_code, link, text
 from .model import ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange

@@ -10,7 +10,7 @@ import html
 import re
 from typing import Any
 
-from .. import jsontext
+from ..core import jsontext
 from .model import ABSENT
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#!])")

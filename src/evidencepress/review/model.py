@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal, Self
 
-from ..diagnostics import Problem
+from ..core.diagnostics import Problem
 
 Status = Literal["added", "removed", "changed"]
 

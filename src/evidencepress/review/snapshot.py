@@ -13,9 +13,9 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import jsontext
-from ..diagnostics import Problem
-from ..markdown_out import META_OPEN, SOURCES_HEADING
+from ..core import jsontext
+from ..core.diagnostics import Problem
+from ..output.article_md import META_OPEN, SOURCES_HEADING
 
 _META_WITHIN = 4000
 

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..build import CACHE_ROOT, plan_site, render_site
-from ..cache import CHARTS
-from ..diagnostics import Problem
-from ..options import BuildOptions, ConfigError
-from ..render import template_problem
+from ..build.recipe import CACHE_ROOT, plan_site, render_site
+from ..cache.caches import CHARTS
+from ..core.diagnostics import Problem
+from ..core.options import BuildOptions, ConfigError
+from ..output.article import template_problem
 from .git import GitError, Revision, checkout, resolve, site_prefix
 from .snapshot import SiteSnapshot, SnapshotError, site_snapshot
 

@@ -1,0 +1,131 @@
+"""``evidencepress import``: a published index.md back into a source article.
+
+The inverse of markdown_out.article_markdown: the title, the metadata
+comment, the sources list and the Checked line become front matter; chart
+images with their spec comment become ``chart`` fences again; the trailing
+``json`` block becomes the ``json export`` fence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+
+import yaml
+
+from ..output.article_md import CHART_OPEN, CHECKED_TAIL, COMMENT_CLOSE, META_OPEN, SOURCES_HEADING
+
+_SOURCE = re.compile(
+    r"^- (?P<publisher>.+?): (?P<url>\S+)\n  - Document revision: (?P<revision>.+)\n  - SHA-256: (?P<sha256>\S+)$",
+    re.MULTILINE,
+)
+_CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. ", re.MULTILINE)
+_CHART = re.compile(
+    r"^!\[(?:[^\]\\\n]|\\.)*\]\([a-z0-9-]+\.svg\)\n\n(?:\*[^\n]*\*\n\n)?" + re.escape(CHART_OPEN) + r"\n(?P<spec>.*?)\n"
+    + re.escape(COMMENT_CLOSE) + "$",
+    re.MULTILINE | re.DOTALL,
+)
+
+
+class ImportError_(ValueError):
+    """The file is not a published index.md; ``line`` is where the problem shows (1-based)."""
+
+    def __init__(self, message: str, line: int = 1, near: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        self.near = near  # text at the problem, for import_markdown to find its line
+
+    def located(self, text: str) -> ImportError_:
+        found = text.find(self.near) if self.near else -1
+        return ImportError_(str(self), text.count("\n", 0, found) + 1 if found >= 0 else self.line)
+
+
+def import_markdown(text: str) -> str:
+    """The source article of a published index.md; ImportError_ says why a file is not one."""
+    text = text.replace("\r\n", "\n")
+    try:
+        return _import(text)
+    except ImportError_ as exc:
+        raise exc.located(text) from None
+
+
+def _import(text: str) -> str:
+    title, rest = _title(text)
+    meta, rest = _meta(rest)
+    export, rest = _export(rest)
+    rest, checked = _checked(rest)
+    body, sources = _sources(rest)
+    front: dict[str, object] = {"title": title, "summary": meta.pop("summary", title), "checked": checked}
+    for key in ("updated", "draft", "tags"):
+        if key in meta:
+            front[key] = meta[key]
+    if sources:
+        front["sources"] = sources
+    parts = ["---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---", _charts(body)]
+    if export is not None:
+        parts.append("```json export\n" + export + "\n```")
+    return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+def _title(text: str) -> tuple[str, str]:
+    first, _, rest = text.partition("\n")
+    if not first.startswith("# "):
+        raise ImportError_("the file does not start with `# Title`")
+    return first[2:].strip(), rest
+
+
+def _meta(text: str) -> tuple[dict[str, object], str]:
+    start = text.find(META_OPEN)
+    if start < 0:
+        return {}, text
+    end = text.find(COMMENT_CLOSE, start)
+    if end < 0:
+        raise ImportError_("the evidencepress comment is not closed with -->", near=META_OPEN)
+    try:
+        meta = json.loads(text[start + len(META_OPEN) : end])
+    except json.JSONDecodeError as exc:
+        raise ImportError_(f"the evidencepress comment is not valid JSON: {exc.msg}", near=META_OPEN) from exc
+    if not isinstance(meta, dict):
+        raise ImportError_("the evidencepress comment must hold a JSON object", near=META_OPEN)
+    before = text[:start]
+    summary = meta.get("summary")
+    if summary is not None:
+        before = before.replace(f"> {summary}\n", "", 1)
+    return meta, before + text[end + len(COMMENT_CLOSE) :]
+
+
+def _export(text: str) -> tuple[str | None, str]:
+    match = re.search(r"^```json\n(.*)\n```\s*\Z", text, re.MULTILINE | re.DOTALL)
+    if not match:
+        return None, text
+    return match.group(1), text[: match.start()]
+
+
+def _checked(text: str) -> tuple[str, object]:
+    matches = list(_CHECKED.finditer(text))
+    if not matches or CHECKED_TAIL not in text[matches[-1].start():]:
+        raise ImportError_("no `Checked YYYY-MM-DD.` line: is this a published index.md?")
+    last = matches[-1]
+    try:
+        checked = dt.date.fromisoformat(last.group(1))
+    except ValueError as exc:
+        raise ImportError_(f"the Checked date {last.group(1)} is not a date: {exc}", near=last.group(0)) from exc
+    return text[: last.start()], checked
+
+
+def _sources(text: str) -> tuple[str, list[dict[str, str]]]:
+    heading = text.rfind("\n" + SOURCES_HEADING + "\n")
+    if heading < 0:
+        return text, []
+    listing = text[heading + len(SOURCES_HEADING) + 2 :]
+    sources = [m.groupdict() for m in _SOURCE.finditer(listing)]
+    return text[:heading], sources
+
+
+def _charts(body: str) -> str:
+    def fence(match: re.Match[str]) -> str:
+        spec = match.group("spec").replace("\\-\\-", "--")
+        return "```chart\n" + spec + "\n```"
+
+    return _CHART.sub(fence, body).strip("\n")

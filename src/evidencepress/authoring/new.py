@@ -1,0 +1,148 @@
+"""``evidencepress new SECTION/SLUG``: an article skeleton that passes ``check`` as it stands.
+
+The skeleton is a draft (so its placeholder source is never published by
+accident) with front matter, prose that shows an inline value, one chart and
+an export with two complete reported results: every required and recommended
+condition present, ``null`` where the example "source" reports nothing.
+Comments say what to replace; ``evidencepress schema export --reference``
+lists every field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from dataclasses import dataclass
+
+from ..content.read import ASSETS, SLUG
+from ..schemas.load import SchemaSet
+
+PLACEHOLDER_REVISION = "0000000000000000000000000000000000000000"
+PLACEHOLDER_SHA256 = "0" * 64
+PLACEHOLDER_URL = f"https://github.com/example-publisher/example-benchmark/blob/{PLACEHOLDER_REVISION}/README.md"
+LABEL = "Decode rate, one request"
+SECOND_LABEL = "Decode rate per request, four requests"
+
+
+@dataclass(frozen=True)
+class Target:
+    rel: str  # under content/: guides/my-article.md
+    slug: str  # the last segment: my-article
+
+
+def parse_target(text: str) -> Target | str:
+    """``guides/my-article`` (a ``.md`` suffix and a leading ``content/`` are accepted), or why not."""
+    path = text.strip().strip("/")
+    path = path.removeprefix("content/")
+    path = path.removesuffix(".md")
+    segments = path.split("/")
+    bad = next((s for s in segments if not SLUG.fullmatch(s)), None)
+    if not path or bad is not None:
+        shown = bad if bad is not None else text
+        return (f"{shown!r} is not a slug: use lowercase letters, digits and hyphens, e.g. "
+                f"guides/{_slugged(shown) or 'my-article'}")
+    if segments[0] == ASSETS:
+        return "content/assets/ holds static files, not articles; choose a section such as guides/"
+    return Target(path + ".md", segments[-1])
+
+
+def _slugged(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def article_skeleton(target: Target, schemas: SchemaSet, checked: dt.date, title: str | None = None) -> str:
+    """The text of a new article at ``target``."""
+    title = title or target.slug.replace("-", " ").capitalize()
+    record = target.slug
+    return "\n".join([
+        _front_matter(title, checked),
+        _body(record),
+        "```json export",
+        json.dumps(_export(record, schemas), indent=2, ensure_ascii=False),
+        "```",
+        "",
+    ])
+
+
+def _front_matter(title: str, checked: dt.date) -> str:
+    return "\n".join([
+        "---",
+        "# A new article: replace every example value below. `evidencepress schema frontmatter --reference`",
+        "# lists the front matter keys.",
+        f"title: {json.dumps(title, ensure_ascii=False)}",
+        'summary: "One or two sentences: what the source measured, and what it leaves open."',
+        f"checked: {checked.isoformat()}  # the day you checked the sources",
+        "draft: true  # a draft is built only with --drafts; remove this line to publish",
+        "tags: [example]",
+        "sources:",
+        "  # Every document the export cites. Pinned: the revision is a commit that appears in the URL.",
+        "  - publisher: example-publisher",
+        f'    url: "{PLACEHOLDER_URL}"',
+        f'    revision: "{PLACEHOLDER_REVISION}"',
+        f'    sha256: "{PLACEHOLDER_SHA256}"  # SHA-256 of the document as you read it',
+        "---",
+        "",
+    ])
+
+
+def _body(record: str) -> str:
+    return "\n".join([
+        "Say in one paragraph what the source measured, on which machine and under which conditions, and",
+        "what it does not show.",
+        "",
+        "## What the source measured",
+        "",
+        f"The source reports a decode rate of {{value}}`{record}/{LABEL}` for one request at a time.",
+        "Write every number of the export as a reference like this one: the page shows the value exactly as",
+        "the export holds it, linked to its evidence, with its conditions as a tooltip. Derived numbers go",
+        "through {ratio}, {sum}, {difference} or {round}.",
+        "",
+        "```chart",
+        "# Charts hold no numbers: they select values from the export. `evidencepress schema chart --reference`",
+        f"id: {record}",
+        "kind: bar",
+        "title: Decode rate per request as reported",
+        "alt: Two bars, the decode rate of each request with one and with four requests at a time.",
+        "caption: One reported run each; the source gives no dispersion.",
+        "panels:",
+        "  - select:",
+        f"      where: {{source_record_id: {record}}}",
+        "    x: conditions.concurrency",
+        "```",
+        "",
+        "## What it does not show",
+        "",
+        "Name the conditions the source leaves unreported (they are null in the export) and what a reader",
+        "should not conclude from the value.",
+        "",
+        ('[//]: # "The export below holds every value the article discusses, each with its conditions: a condition'
+        ' the source does not report is null, never guessed. `evidencepress schema export --reference` lists'
+        ' every field."'),
+        "",
+    ])
+
+
+def _export(record: str, schemas: SchemaSet) -> dict[str, object]:
+    results = [_result(record, schemas, LABEL, 1, 42.5), _result(record, schemas, SECOND_LABEL, 4, 31.0)]
+    return {"facts": [], "reported_results": results, "conditions": {}}
+
+
+def _result(record: str, schemas: SchemaSet, label: str, concurrency: int, value: float) -> dict[str, object]:
+    """A complete result: every required and recommended condition, null where the source is silent."""
+    conditions: dict[str, object] = {key: None for key in schemas.core_conditions}
+    conditions["concurrency"] = concurrency
+    return {
+        "label": label,
+        "metric": "decode_rate",
+        "value": value,
+        "unit": "tokens/s",
+        "statistic": "one reported run; no dispersion",
+        "uncertainty": None,
+        "conditions": conditions,
+        "evidence_state": "source_reported",
+        "site_reproduced": False,
+        "evidence_url": f"{PLACEHOLDER_URL}#L{concurrency}",
+        "source_document_sha256": PLACEHOLDER_SHA256,
+        "source_record_id": record,
+    }

@@ -1,0 +1,212 @@
+"""Planning the site: read, parse and validate every page, then check it as a whole.
+
+``load_setup`` reads the schemas and ``site.toml``; ``plan_site`` reads
+content/, parses and validates each page (through the page cache), indexes
+the site (records, listings, data) and checks what only the whole site shows:
+URL and file collisions, internal links. Nothing is drawn or written here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cache.caches import Caches, Store, open_caches
+from ..cache.pages import Outcome, load_page, page_key, save_page
+from ..checks.config import SiteConfig, load_config, override_base_url
+from ..checks.links import check_links
+from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
+from ..content.parse import parse_page
+from ..content.read import read_content
+from ..core.diagnostics import Location, Problem, error, has_errors, strict
+from ..core.model import Asset, Page, SourceFile
+from ..core.options import BuildOptions, ConfigError, StageProgress
+from ..output.article import (
+    static_files,
+    template_folder,
+)
+from ..output.writer import MARKER
+from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
+from ..site.index import SiteIndex, generated_paths, index_site
+from .validating import validate_sources
+
+CACHE_ROOT = ".cache"
+# Rules a build option turns off. Page outcomes (cached) always carry them; plan_site leaves them out.
+_PROSE_RULE = "prose-number"
+_DRAFT_RULE = "draft"
+
+
+@dataclass(frozen=True)
+class SitePlan:
+    """Everything validated; what the render stage needs."""
+
+    config: SiteConfig
+    schemas: SchemaSet
+    pages: tuple[Page, ...]
+    assets: tuple[Asset, ...]
+    index: SiteIndex  # everything across pages: listings, records, the result table, the catalog
+    page_keys: Mapping[str, str]  # each page's key in the page cache (its file, the schemas, the code), by URL
+    static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What every page is checked against: the schemas and the site configuration."""
+
+    schemas: SchemaSet
+    config: SiteConfig
+
+
+def load_setup(options: BuildOptions) -> tuple[Setup | None, list[Problem]]:
+    """Schemas and site.toml (with --base-url). Raises ConfigError when there is no site."""
+    root = options.root
+    try:
+        schemas = load_schemas(schema_folder(root))
+    except SchemaFileError as exc:
+        return None, [exc.problem]
+    config, problems = load_config(root, schemas)
+    if config is None:
+        if not (root / "site.toml").is_file():
+            raise ConfigError(problems)
+        return None, problems
+    if options.base_url:
+        config, refused = override_base_url(config, options.base_url, schemas)
+        if refused:
+            raise ConfigError(refused)
+    return Setup(schemas, config), problems
+
+
+def site_caches(options: BuildOptions) -> Caches:
+    """The caches of the site (memory only with --no-cache); nothing is written before commit()."""
+    return open_caches(caches_of(options) if options.use_cache else None)
+
+
+def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches | None = None,
+              progress: StageProgress | None = None) -> tuple[SitePlan | None, list[Problem]]:
+    """Read, parse and validate every page, check links: all problems, nothing drawn or written.
+    Validated pages are saved in ``caches`` (new ones when None), which the caller commits."""
+    problems: list[Problem] = []
+    if setup is None:
+        setup, problems = load_setup(options)
+        if setup is None:
+            return None, problems
+    root, schemas, config = options.root, setup.schemas, setup.config
+    content, read_problems = read_content(root)
+    problems += read_problems
+    pages: list[Page] = []
+    every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
+    prose: list[RecordProse] = []
+    store = (caches if caches is not None else site_caches(options)).pages
+    drafts: list[str] = []
+    for source in content.pages:
+        if is_record_prose(source):
+            prose_text, prose_problems = _record_prose(source, schemas)
+            problems += prose_problems
+            prose += [prose_text] if prose_text is not None else []
+    sources = [source for source in content.pages if not is_record_prose(source)]
+    keys = [page_key(source, schemas.fingerprint) for source in sources]
+    for page, page_problems in _validated(sources, keys, store, schemas, options.jobs, progress):
+        problems += [p for p in page_problems if _wanted(p, options)]
+        every_page += [page] if page is not None else []
+        if page is not None and page.front.draft and not options.drafts:
+            drafts.append(page.url)
+        elif page is not None:
+            pages.append(page)
+    if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
+        # a page that failed validation may name the record: then only its own problems are reported
+        problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
+    index = index_site(pages, prose, config, schemas.core_conditions)
+    generated = generated_paths(index, pages)
+    theme = static_files(template_folder(root))
+    problems += _url_collisions(pages, generated)
+    problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
+    produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
+    record_prose = [record.prose for record in index.records if record.prose is not None]
+    problems += check_links(pages, produced, frozenset(drafts), record_prose)
+    if options.strict:
+        problems = strict(problems)
+    if has_errors(problems):
+        return None, problems
+    page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
+    return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static), problems
+
+
+def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:
+    """content/community/<id>.md: parsed like a page, validated as record prose (not cached: it is small)."""
+    parsed, problems = parse_page(source)
+    if parsed is None:
+        return None, problems
+    prose, prose_problems = validate_record_prose(parsed, schemas)
+    return prose, problems + prose_problems
+
+
+def _wanted(problem: Problem, options: BuildOptions) -> bool:
+    """A page's prose warnings unless --no-prose; its draft note unless --drafts builds it."""
+    if problem.rule == _PROSE_RULE:
+        return options.prose
+    return not (problem.rule == _DRAFT_RULE and options.drafts)
+
+
+def caches_of(options: BuildOptions) -> Path:
+    return options.cache_root or options.root / CACHE_ROOT
+
+
+def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, jobs: int,
+               progress: StageProgress | None) -> list[Outcome]:
+    """Parse and validate each page, or read its outcome back from the page cache under its key
+    (``page_key``: of the file, the schemas and this package's code). The pages the cache misses
+    are validated together (on several processes when there are many)."""
+    outcomes = [load_page(store, key, source) for key, source in zip(keys, sources, strict=True)]
+    missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
+    if progress is not None:
+        progress("checking pages", len(sources) - len(missing), len(sources))
+    fresh = validate_sources([sources[number] for number in missing], schemas, jobs)
+    for done, (number, (outcome, data)) in enumerate(zip(missing, fresh, strict=True), start=1):
+        save_page(store, keys[number], data)
+        outcomes[number] = outcome
+        if progress is not None:
+            progress("checking pages", len(sources) - len(missing) + done, len(sources))
+    return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:
+    return [
+        error(Location(p.source.path), f"{p.url} is generated by the site", "path",
+              hint="rename the file; home, section indexes, /community/, /explore/, /search/ and /schema/ "
+                   "are built from the articles")
+        for p in pages
+        if p.url in generated or p.url + "index.html" in generated
+    ]
+
+
+def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple[Asset, ...], schemas: SchemaSet,
+                     generated: set[str], theme: dict[str, bytes]) -> list[Problem]:
+    """An asset or static file at a path the build generates would silently replace it: an error."""
+    generated = produced_paths(pages, (), schemas, generated, theme) | {"/" + MARKER}
+    problems = []
+    for folder, files in (("content", assets), ("static", static)):
+        for item in files:
+            if "/" + item.rel in generated:
+                problems.append(error(Location(f"{folder}/{item.rel}"), f"/{item.rel} is a file the build generates",
+                                      "path", hint="rename or move the file; it would replace the generated one"))
+    seen = {item.rel for item in assets}
+    for item in static:
+        if item.rel in seen:
+            problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
+                                  hint="keep one of the two files"))
+    return problems
+
+
+def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: SchemaSet, generated: set[str],
+                   theme: dict[str, bytes]) -> set[str]:
+    """Every site path the build writes, for link checking (the Pagefind bundle is linked from nothing)."""
+    paths = set(generated) | {f"/static/{name}" for name in theme}
+    for page in pages:
+        paths |= {page.url, page.url + "index.html", page.url + "index.json", page.url + "index.md"}
+        paths |= {f"{page.url}{name}" for chart in page.charts for name, _ in chart.variants()}
+    paths |= {"/" + asset.rel for asset in assets}
+    paths |= {f"/schema/{name}" for name, _ in schemas.published}
+    return paths
+
+

@@ -1,0 +1,43 @@
+"""Parsing and validating the pages the page cache does not hold, on every core when there are many.
+
+Each page's outcome depends only on its file and the schemas, so a cold build
+of a large site validates its pages in forked workers (``forking.ordered_map``),
+which return each outcome pickled, the form the page cache stores anyway. An
+outcome that cannot be pickled is computed again here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..cache.pages import CACHED_PROPERTIES, Outcome, outcome_from, pickled_outcome
+from ..checks.validate import validate_page
+from ..content.parse import parse_page
+from ..core.forking import ordered_map
+from ..core.model import SourceFile
+from ..schemas.load import SchemaSet
+from ..site.index import with_facts
+
+
+def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -> Iterator[tuple[Outcome, bytes | None]]:
+    """Each source's outcome and its pickled form (for the page cache), in the order of ``sources``."""
+    def pickled(source: SourceFile) -> bytes | None:
+        return pickled_outcome(*validate_source(source, schemas))
+
+    for source, data in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
+        outcome = outcome_from(data, source)
+        yield (outcome, data) if outcome is not None else (validate_source(source, schemas), None)
+
+
+def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:
+    """Parse and validate one page."""
+    parsed, problems = parse_page(source)
+    page = None
+    if parsed is not None:
+        page, validation_problems = validate_page(parsed, schemas)
+        problems += validation_problems
+    if page is not None:  # what the site index and the render stage take from it: found here, kept in the cache
+        page = with_facts(page, schemas.core_conditions)
+        for name in CACHED_PROPERTIES:
+            getattr(page, name)
+    return page, problems

@@ -1,0 +1,184 @@
+"""Build records: a rebuild of unchanged inputs costs reading and hashing them.
+
+After a good build, the record of its inputs — the sha256 of every file of
+``content/``, ``static/``, ``templates/``, ``schema/`` and ``site.toml``, the
+options that shape the output, this package's code and its dependencies'
+versions — is stored with the build's problems and a description of what it
+wrote. A later build whose inputs hash the same, and whose output folders are
+still as that build left them, prints the same problems and stops: the output
+is already what it would write. Anything unreadable, missing or different
+means a full build. This module imports no part of the pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import json
+import os
+import pickle
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.diagnostics import Problem
+from ..core.options import BuildOptions
+from .caches import code_fingerprint
+
+RECORDS = ".cache/builds"
+INPUTS = ("content", "static", "templates", "schema")
+_PACKAGE_DEFAULTS = Path(__file__).resolve().parents[1] / "defaults"
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What a good build left: its output folder's files with their sizes, and the exports' digest."""
+
+    site: Path
+    files: tuple[tuple[str, int], ...]
+    exports: Path
+    exports_digest: str
+
+
+def inputs_digest(options: BuildOptions, out: Path) -> str | None:
+    """sha256 of everything the output depends on, or None when an input cannot be read."""
+    digest = hashlib.sha256()
+    settings = [str(out.resolve()), options.base_url or "", str(options.drafts), str(options.strict),
+                str(options.prose)]
+    digest.update(json.dumps([code_fingerprint(), _dependencies(), settings]).encode())
+    try:
+        digest.update(_file_digest(options.root / "site.toml"))
+        for name in INPUTS:
+            folder = options.root / name
+            if not folder.is_dir() and name in ("templates", "schema"):
+                folder = _PACKAGE_DEFAULTS / name
+            digest.update(name.encode() + b"\0" + tree_digest(folder).encode())
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+def tree_digest(folder: Path) -> str:
+    """sha256 over every file below ``folder`` (path and content), in sorted order; symlinks followed.
+    (Paths as strings: a build hashes thousands of files twice, and Path objects cost a third.)"""
+    base = os.fspath(folder)
+    hashes: dict[str, bytes] = {}
+    for directory, dirs, names in os.walk(base, followlinks=True):
+        dirs.sort()
+        inner = os.path.relpath(directory, base)
+        prefix = "" if inner == os.curdir else inner.replace(os.sep, "/") + "/"
+        for name in names:
+            with open(os.path.join(directory, name), "rb") as handle:
+                hashes[prefix + name] = hashlib.sha256(handle.read()).digest()
+    return files_digest(hashes)
+
+
+def files_digest(hashes: Mapping[str, bytes]) -> str:
+    """``tree_digest`` of a folder that holds these files (POSIX path -> sha256 of the bytes): a
+    folder's digest taken as it was written."""
+    digest = hashlib.sha256()
+    for rel in sorted(hashes, key=lambda rel: rel.split("/")):  # the order of the folder's sorted Paths
+        digest.update(rel.encode() + b"\0" + hashes[rel])
+    return digest.hexdigest()
+
+
+def _file_digest(path: Path) -> bytes:
+    return hashlib.sha256(path.read_bytes()).digest()
+
+
+@functools.cache  # the versions this process imported
+def _dependencies() -> list[str]:
+    """The installed versions of what the package requires (a new Jinja2 may render differently)."""
+    try:
+        requires = importlib.metadata.requires("evidencepress") or []
+    except importlib.metadata.PackageNotFoundError:
+        return []
+    names = sorted({requirement.split(";")[0].split("[")[0].split("=")[0].split("<")[0].split(">")[0].strip()
+                    for requirement in requires if "extra ==" not in requirement})
+    versions = []
+    for name in names:
+        try:
+            versions.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:
+            versions.append(f"{name} missing")
+    return versions
+
+
+def output_folder(options: BuildOptions) -> Path | None:
+    """--out, or site.toml's ``output`` (default ``_site``); None when site.toml cannot be read."""
+    if options.out is not None:
+        return options.out
+    try:
+        config = tomllib.loads((options.root / "site.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    output = config.get("output", "_site")
+    return options.root / output if isinstance(output, str) else None
+
+
+@dataclass(frozen=True)
+class Record:
+    outputs: Outputs
+    problems: tuple[Problem, ...]
+
+
+@dataclass(frozen=True)
+class Replay:
+    """What ``replay`` found: the recorded problems when the output is already in place (else
+    None: build), and the inputs' digest it computed (None: no cache, or an input unreadable),
+    which the build that follows starts from."""
+
+    problems: list[Problem] | None
+    digest: str | None
+    out: Path | None  # the output folder the digest was computed for
+
+    def digest_for(self, out: Path) -> str | None:
+        return self.digest if self.out == out else None
+
+
+def replay(options: BuildOptions) -> Replay:
+    """The problems of the good build these inputs already produced, when its output is intact."""
+    out = output_folder(options)
+    if out is None or not options.use_cache:
+        return Replay(None, None, None)
+    digest = inputs_digest(options, out)
+    if digest is None:
+        return Replay(None, None, None)
+    try:
+        record = pickle.loads((options.root / RECORDS / digest).read_bytes())
+    except Exception:  # noqa: BLE001 - no record, or a damaged or foreign one: build
+        return Replay(None, digest, out)
+    if not isinstance(record, Record) or not _intact(record.outputs, out, options.root):
+        return Replay(None, digest, out)
+    return Replay(list(record.problems), digest, out)
+
+
+def remember(options: BuildOptions, digest: str, problems: list[Problem], outputs: Outputs) -> None:
+    """Store the record of a good build (best effort: a record only saves time)."""
+    folder = options.root / RECORDS
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp = folder / f".{digest}.tmp"
+        temp.write_bytes(pickle.dumps(Record(outputs, tuple(problems)), protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temp, folder / digest)
+    except (OSError, pickle.PicklingError):
+        return
+
+
+def _intact(outputs: Outputs, out: Path, root: Path) -> bool:
+    """The output folders hold what the recorded build wrote (sizes of the site's files, the exports'
+    digest) and no build was interrupted since."""
+    if outputs.site != out or (root / ".cache" / "write-journal.json").exists():
+        return False
+    for rel, size in outputs.files:
+        try:
+            if (out / rel).stat().st_size != size:
+                return False
+        except OSError:
+            return False
+    try:
+        return tree_digest(outputs.exports) == outputs.exports_digest
+    except OSError:
+        return False

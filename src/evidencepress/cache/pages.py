@@ -1,0 +1,104 @@
+"""Validated pages in the page cache: stored without the text they can get back from their source.
+
+A page's outcome (the validated Page, or None, and its problems) depends only
+on the file's bytes, the schemas and this package's code, which make its key.
+The file's text is dropped before the page is stored (the key guarantees that
+the source read now is the same file) and put back on load, which keeps an
+entry a fraction of the page's full size.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Mapping
+from dataclasses import fields, replace
+from typing import Any
+
+from ..core.diagnostics import Problem
+from ..core.model import Page, SourceFile
+from ..site.records import Record
+from .caches import Store, code_fingerprint, key_of
+
+
+def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str]) -> str:
+    """What an article's rendered files depend on: the page (``page``: its page_key, of its source,
+    the schemas and the code), its entry in the site index (record titles, counts, section: every
+    field but the page), the site context and templates (``context``), and its drawn charts
+    (sha256 by file name)."""
+    about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
+    drawn = sorted(svgs.items())
+    return key_of(page, repr(about), context, repr(drawn))
+
+
+def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str) -> str:
+    """What a record page's files depend on: its id, its prose file (content/community/<id>.md),
+    every article that cites it, whole (``pages``: page_key by URL), the schemas, the code and the
+    site context and templates (``context``). An edit to one article renders again only the
+    records it cites."""
+    prose = (record.prose.source.rel, record.prose.source.text) if record.prose is not None else ("", "")
+    citing = [pages[citation.page.url] for citation in record.citations]
+    return key_of("record", record.id, *prose, schema_fingerprint, context, *citing)
+
+
+def page_key(source: SourceFile, schema_fingerprint: str) -> str:
+    return key_of(code_fingerprint(), schema_fingerprint, source.path, source.rel, source.text)
+
+
+CACHED_PROPERTIES = ("export_text", "record_ids")  # of Page: computed once, by the validating worker
+Outcome = tuple[Page | None, list[Problem]]  # a validated page (None when it failed) and its problems
+
+
+def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
+    """The cached outcome of validating ``source``, or None on a miss."""
+    return outcome_from(store.load_pickled(key), source)
+
+
+def save_page(store: Store, key: str, data: bytes | None) -> None:
+    """Save a pickled outcome (see ``pickled_outcome``); None (it could not be pickled) saves nothing."""
+    if data is not None:
+        store.save_pickled(key, data)
+
+
+def pickled_outcome(page: Page | None, problems: list[Problem]) -> bytes | None:
+    """An outcome as the page cache stores it: the page without its source text."""
+    try:
+        return pickle.dumps((_slim(page) if page is not None else None, tuple(problems)),
+                            protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def outcome_from(data: bytes | None, source: SourceFile) -> Outcome | None:
+    """The outcome pickled in ``data``, with ``source`` put back; None when it is not one."""
+    if data is None:
+        return None
+    try:
+        stored = pickle.loads(data)
+    except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
+        return None
+    if not (isinstance(stored, tuple) and len(stored) == 2):
+        return None
+    page, problems = stored
+    if page is not None:
+        if not isinstance(page, Page):
+            return None
+        page = _restored(page, source)
+    return page, list(problems)
+
+
+def _slim(page: Page) -> Page:
+    return _with_source(page, replace(page.source, text=""))
+
+
+def _restored(page: Page, source: SourceFile) -> Page:
+    return _with_source(page, source)
+
+
+def _with_source(page: Page, source: SourceFile) -> Page:
+    """``page`` with another source, keeping what its cached properties computed (the published
+    export text, the record ids), which ``replace`` would drop: they are stored with the page."""
+    changed = replace(page, source=source)
+    for name in CACHED_PROPERTIES:
+        if name in page.__dict__:
+            changed.__dict__[name] = page.__dict__[name]
+    return changed

@@ -1,0 +1,158 @@
+"""``site.toml`` -> SiteConfig, validated against ``schema/site.schema.json``."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..core.diagnostics import Location, Problem, error
+from ..core.model import JsonPath, Positions
+from ..schemas.explain import schema_problems
+from ..schemas.load import SchemaSet
+
+CONFIG_FILE = "site.toml"
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    title: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class License:
+    name: str
+    url: str
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    title: str
+    base_url: str
+    language: str
+    footer: str
+    description: str = ""
+    output: str = "_site"
+    sections: tuple[Section, ...] = ()
+    license: License | None = None
+
+    @property
+    def base_path(self) -> str:
+        """The path part of base_url: ``/`` or ``/site/``."""
+        return urlsplit(self.base_url).path or "/"
+
+    def section_title(self, section_id: str) -> str:
+        for section in self.sections:
+            if section.id == section_id:
+                return section.title
+        return section_id.replace("-", " ").capitalize()
+
+
+def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list[Problem]]:
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        return None, [error(Location(CONFIG_FILE), "site.toml not found", "config",
+                            hint="run evidencepress from the site root, or pass --root DIR")]
+    text = _decode(path.read_bytes())
+    if isinstance(text, Problem):
+        return None, [text]
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return None, [_toml_problem(exc)]
+    positions = _positions(text, data)
+    problems = schema_problems(schemas.validator("site.schema.json"), data, positions, rule="config")
+    problems += _output_problems(data, positions)
+    if problems:
+        return None, problems
+    sections = tuple(Section(s["id"], s["title"], s.get("description", "")) for s in data.get("sections", ()))
+    license_table = data.get("license")
+    config = SiteConfig(
+        title=data["title"],
+        base_url=data["base_url"],
+        language=data["language"],
+        footer=data["footer"],
+        description=data.get("description", ""),
+        output=data.get("output", "_site"),
+        sections=sections,
+        license=License(license_table["name"], license_table["url"]) if license_table else None,
+    )
+    return config, []
+
+
+def override_base_url(config: SiteConfig, base_url: str, schemas: SchemaSet) -> tuple[SiteConfig, list[Problem]]:
+    """``--base-url``, checked by the site schema's rule for ``base_url`` (a trailing / is added)."""
+    url = base_url if base_url.endswith("/") else base_url + "/"
+    rule = schemas.documents["site.schema.json"].get("properties", {}).get("base_url", {})
+    checker = schemas.validator("site.schema.json").validator.evolve(schema=rule)
+    if checker.is_valid(url):
+        return replace(config, base_url=url), []
+    message = str(rule.get("x-message", "not a valid base URL"))
+    return config, [error(Location("--base-url"), f"{message}, got {url!r}", "config", "base_url",
+                          str(rule.get("x-hint", "")))]
+
+
+def _decode(data: bytes) -> str | Problem:
+    """site.toml as text (a BOM is dropped), or where its first non-UTF-8 byte stands."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1
+        return error(Location(CONFIG_FILE, line, col), f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
+                     "encoding", hint="save site.toml as UTF-8")
+
+
+def _toml_problem(exc: tomllib.TOMLDecodeError) -> Problem:
+    match = re.search(r"\(at line (\d+), column (\d+)\)", str(exc))
+    line, col = (int(match.group(1)), int(match.group(2))) if match else (1, 1)
+    message = re.sub(r"\s*\(at (line \d+, column \d+|end of document)\)", "", str(exc))
+    return error(Location(CONFIG_FILE, line, col), f"invalid TOML: {message}", "config",
+                 hint='write `key = value`; strings need double quotes, e.g. language = "en"')
+
+
+# Folders of the site root that a build must never replace with its output.
+RESERVED_FOLDERS = frozenset({"content", "exports", "schema", "templates", "static", "src", "tests", "bench",
+                              ".cache", ".git", ".github"})
+
+
+def _output_problems(data: dict[str, object], positions: Positions) -> list[Problem]:
+    output = data.get("output")
+    if not isinstance(output, str) or output.split("/")[0] not in RESERVED_FOLDERS:
+        return []
+    message = f"output folder {output!r} would replace the site's own {output.split('/')[0]}/"
+    return [error(positions.of_key(("output",)), message, "config", "output",
+                  'use a folder of its own, e.g. output = "_site"')]
+
+
+def _positions(text: str, data: dict[str, object]) -> Positions:
+    """Lines of top-level keys, of ``[table]`` headers and of keys inside tables."""
+    keys: dict[JsonPath, tuple[int, int]] = {}
+    table: JsonPath = ()
+    counts: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        stripped = line.strip()
+        header = re.fullmatch(r"\[\[\s*([A-Za-z0-9_-]+)\s*\]\]", stripped)
+        if header:
+            name = header.group(1)
+            counts[name] = counts.get(name, -1) + 1
+            table = (name, counts[name])
+            keys[table] = (number, 1)
+            keys.setdefault(table[:1], (number, 1))
+            continue
+        single = re.fullmatch(r"\[\s*([A-Za-z0-9_-]+)\s*\]", stripped)
+        if single:
+            table = (single.group(1),)
+            keys.setdefault(table, (number, line.index(single.group(1)) + 1))
+            continue
+        key = re.match(r"([A-Za-z0-9_-]+)\s*=", stripped)
+        if key:
+            keys[table + (key.group(1),)] = (number, line.index(key.group(1)) + 1)
+    return Positions(CONFIG_FILE, keys, {})

@@ -1,0 +1,185 @@
+"""Read stage: the only walker of ``content/`` and ``static/``.
+
+Returns every Markdown file decoded (BOM removed, line endings normalised),
+every file under ``content/assets/`` and every file of the site's ``static/``
+folder (copied as-is into the output root: ``CNAME``, ``.nojekyll``,
+``.well-known/``) as bytes, in sorted order so that the file system's listing
+order never reaches the output. A file that cannot be read is a problem at
+its path, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.diagnostics import Location, Problem, error, warning
+from ..core.model import Asset, SourceFile
+
+SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+ASSETS = "assets"
+STATIC_DIR = "static"
+
+
+@dataclass(frozen=True)
+class Content:
+    pages: tuple[SourceFile, ...]
+    assets: tuple[Asset, ...]
+    static: tuple[Asset, ...] = ()  # rel is the path in the output root
+
+
+def read_content(root: Path, content_dir: str = "content") -> tuple[Content, list[Problem]]:
+    base = root / content_dir
+    problems: list[Problem] = []
+    if not base.is_dir():
+        where = Location(content_dir)
+        return Content((), ()), [error(where, "content folder not found", "read", hint="create it, or pass --root")]
+    pages: list[SourceFile] = []
+    assets: list[Asset] = []
+    real_base = base.resolve()
+    for path in _walk(base):
+        rel = path.relative_to(base).as_posix()
+        shown = f"{content_dir}/{rel}"
+        refused = _refused(path, real_base, shown)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        if rel.startswith(ASSETS + "/"):
+            data = _read_bytes(path, shown, problems)
+            if data is not None:
+                assets.append(Asset(rel, data))
+        elif path.suffix == ".md":
+            page, page_problems = _read_page(path, rel, shown)
+            problems.extend(page_problems)
+            if page is not None:
+                pages.append(page)
+        else:
+            problems.append(warning(Location(shown), "not published: only .md files and content/assets/ are",
+                                    "path", hint="move static files to content/assets/"))
+    unique, clashes = _one_page_per_url(pages)
+    static, static_problems = read_static(root)
+    return Content(unique, tuple(assets), static), problems + clashes + static_problems
+
+
+def read_static(root: Path) -> tuple[tuple[Asset, ...], list[Problem]]:
+    """Every file of ``static/``, for the output root; symlinks must stay inside the folder."""
+    base = root / STATIC_DIR
+    if not base.is_dir():
+        return (), []
+    problems: list[Problem] = []
+    files: list[Asset] = []
+    real_base = base.resolve()
+    for path in _walk(base):
+        shown = f"{STATIC_DIR}/{path.relative_to(base).as_posix()}"
+        refused = _refused(path, real_base, shown, STATIC_DIR)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        data = _read_bytes(path, shown, problems)
+        if data is not None:
+            files.append(Asset(path.relative_to(base).as_posix(), data))
+    return tuple(files), problems
+
+
+def _read_bytes(path: Path, shown: str, problems: list[Problem]) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        problems.append(error(Location(shown), f"cannot be read: {exc.strerror or exc}", "read",
+                              hint="check the file exists and is readable, then build again"))
+        return None
+
+
+def _one_page_per_url(pages: list[SourceFile]) -> tuple[tuple[SourceFile, ...], list[Problem]]:
+    """``guides/a.md`` and ``guides/a/index.md`` would both be /guides/a/: the second is an error."""
+    first: dict[str, SourceFile] = {}
+    problems: list[Problem] = []
+    for page in pages:
+        if page.url in first:
+            problems.append(error(Location(page.path), f"{page.url} is already the URL of {first[page.url].path}",
+                                  "path", hint="rename or remove one of the two files"))
+        else:
+            first[page.url] = page
+    return tuple(first.values()), problems
+
+
+def _walk(base: Path) -> list[Path]:
+    found: list[Path] = []
+    for folder, dirs, files in os.walk(base, followlinks=False):
+        dirs.sort()
+        here = Path(folder)
+        for name in sorted(files + [d for d in dirs if (here / d).is_symlink()]):
+            found.append(here / name)
+    return sorted(found, key=lambda p: p.as_posix())
+
+
+def _inside(path: Path, base: Path) -> bool:
+    return path == base or base in path.parents
+
+
+def _refused(path: Path, real_base: Path, shown: str, folder: str = "content") -> Problem | None:
+    """A symlink leaving the folder, a broken or looping one, or anything that is not a regular file."""
+    if path.is_symlink():
+        try:
+            target = path.resolve(strict=True)
+        except RuntimeError:
+            return error(Location(shown), "symlink loop: the link points (through others) at itself", "path",
+                         hint="remove the link, or point it at a file")
+        except OSError:
+            target = None
+        if target is not None and not _inside(target, real_base):
+            return error(Location(shown), f"symlink points outside {folder}/", "path",
+                         hint=f"copy the file into {folder}/ instead of linking to it")
+    if path.is_symlink() and not path.exists():
+        return error(Location(shown), "broken symlink: its target does not exist", "path",
+                     hint="remove the link, or point it at a file inside content/")
+    if not path.is_file():
+        return warning(Location(shown), "not published: not a regular file", "path",
+                       hint="content/ holds Markdown files and content/assets/ static files")
+    return None
+
+
+def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, list[Problem]]:
+    bad = _bad_slug(rel)
+    if bad is not None:
+        hint = "use lowercase letters, digits and hyphens, e.g. " + _suggest(bad)
+        return None, [error(Location(shown), f"{bad!r} is not a slug", "slug", hint=hint)]
+    problems: list[Problem] = []
+    data = _read_bytes(path, shown, problems)
+    if data is None:
+        return None, problems
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        line_start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # in characters, as editors count
+        message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
+        return None, [error(Location(shown, line, col), message, "encoding", hint="save the file as UTF-8")]
+    if b"\r" in data:  # looked for in the bytes: a string search is slower, and most files have none
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if b"\x00" in data:
+        offset = text.index("\x00")
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return None, [error(Location(shown, line, col), "NUL character (U+0000) in the text", "encoding",
+                            hint="the file is damaged or not text: remove the NUL byte")]
+    return SourceFile(shown, rel, text), []
+
+
+def _bad_slug(rel: str) -> str | None:
+    """The first path segment that is not a slug, or None."""
+    *folders, name = rel.split("/")
+    for segment in folders + [name[: -len(".md")]]:
+        if not SLUG.fullmatch(segment):
+            return segment
+    return None
+
+
+def _suggest(segment: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", segment.lower()).strip("-")
+    return repr(slug or "my-article")

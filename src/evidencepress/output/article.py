@@ -1,0 +1,268 @@
+"""Render stage: pages -> bytes of index.html, index.json, index.md and index.csv.
+
+Templates receive model objects only and compute nothing; everything they
+show is prepared here or in the site stage. Jinja2 runs with autoescape and
+StrictUndefined. Pages across the site (records, explorer, feeds ...) are
+rendered by ``render_site.py``, ``feeds.py`` and ``data_out.py``.
+"""
+
+from __future__ import annotations
+
+import functools
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..charts import chart_table, inline_svg
+from ..checks.config import SiteConfig
+from ..content.markdown import headings, render_tokens
+from ..core import jsontext
+from ..core.diagnostics import Location, Problem, error
+from ..core.model import EMPTY_EXPORT, Page
+from ..core.urls import absolute, relative
+from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
+from .article_md import article_markdown
+from .data import article_csv
+from .generated_md import listing_markdown
+from .jsonld import dataset_jsonld
+
+DEFAULT_TEMPLATES = Path(__file__).resolve().parents[1] / "defaults" / "templates"
+
+
+@dataclass(frozen=True)
+class NavItem:
+    title: str
+    url: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class SiteContext:
+    config: SiteConfig
+    nav: tuple[NavItem, ...]
+    schema_url: str
+    index: SiteIndex
+    conditions: tuple[str, ...]  # the core condition keys: the columns of every CSV
+
+
+def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
+    """A template that fails to compile or to render, at its file and line."""
+    path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
+    if path is None:  # a runtime error: Jinja points the traceback into the template
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
+        if frames:
+            path, line = frames[-1].filename, frames[-1].lineno or 0
+    shown = _shown_path(Path(path), root) if path else "templates/"
+    return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
+                 hint="fix the template; every variable a template uses must be one the renderer passes")
+
+
+def _shown_path(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def template_folder(root: Path) -> Path:
+    own = root / "templates"
+    return own if (own / "page.html").is_file() else DEFAULT_TEMPLATES
+
+
+def static_files(folder: Path) -> dict[str, bytes]:
+    """The theme's static/ files (style.css, scripts, fonts/…) by POSIX path under static/:
+    the site's own, else the default file of that path."""
+    found: dict[str, bytes] = {}
+    for source in (DEFAULT_TEMPLATES / "static", folder / "static"):
+        if source.is_dir():
+            found.update({p.relative_to(source).as_posix(): p.read_bytes()
+                          for p in sorted(source.rglob("*")) if p.is_file()})
+    return dict(sorted(found.items()))
+
+
+def create_environment(folder: Path) -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(folder), str(DEFAULT_TEMPLATES)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=False,
+        auto_reload=False,  # one environment per build: no stat of each template at each use
+    )
+    env.filters["authored"] = as_authored
+    return env
+
+
+def as_authored(value: Any) -> str:
+    """A JSON value as the export writes it; null reads "not reported"."""
+    if value is None:
+        return "not reported"
+    if isinstance(value, str):
+        return value
+    return jsontext.dumps(value, indent=None)
+
+
+def page_context(ctx: SiteContext, url: str, *, formats: bool = True, from_root: bool = False) -> dict[str, Any]:
+    """What base.html needs on every page.
+
+    ``rel`` turns a site path into the href used on the page at ``url``:
+    relative, so the site works under any base path and from disk; or, with
+    ``from_root`` (the 404 page, served at arbitrary URLs), the base path of
+    base_url followed by the site path.
+    """
+    nav = tuple(NavItem(i.title, i.url, i.url == url or (i.url != "/" and url.startswith(i.url))) for i in ctx.nav)
+    link: Callable[[str], str] = (
+        functools.partial(_from_base, ctx.config.base_path) if from_root else functools.partial(relative, url)
+    )
+    return {
+        "site": ctx.config,
+        "root": link("/"),
+        "canonical": absolute(ctx.config.base_url, url),
+        "nav": nav,
+        "rel": link,
+        "formats": formats,
+        "search_url": link(SEARCH_URL),
+        "jsonld": "",
+    }
+
+
+def _from_base(base_path: str, target: str) -> str:
+    return base_path.rstrip("/") + target
+
+
+def render_article(
+    env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes] | None = None
+) -> dict[str, bytes]:
+    """index.html, index.json, index.md and index.csv of an article, by file name (``svgs``: the
+    drawn charts of the page by file name, inlined into the HTML)."""
+    return {
+        "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
+        "index.json": article_json(page, ctx),
+        "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
+        "index.csv": article_csv(page, ctx.index.results),
+    }
+
+
+def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes]) -> str:
+    figure = env.get_template("figure.html")
+    figures: dict[int, str] = {}
+    for chart in page.charts:
+        body_line = chart.line - page.body_line
+        # The SVGs are inlined so that the page's colours (light, dark) and web font reach them.
+        wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
+        figures[body_line] = figure.render(
+            chart=chart,
+            table=chart_table(chart),
+            wide=Markup(inline_svg(wide)) if wide else "",
+            narrow=Markup(inline_svg(narrow)) if narrow else "",
+        )
+    hidden = frozenset({page.export_index} if page.export_index is not None else ())
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
+    entry = ctx.index.entry(page.url)
+    context = page_context(ctx, page.url)
+    if entry.figures.results:  # the "Data in this article" section shows what the Dataset names
+        context["jsonld"] = Markup(dataset_jsonld(entry, ctx.config))
+    return env.get_template("page.html").render(
+        **context,
+        page=page,
+        entry=entry,
+        body=body,
+        toc=headings(page.tokens),
+        explore_url=EXPLORE_URL,
+    )
+
+
+def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
+    front = page.front
+    return {
+        "title": front.title,
+        "url": absolute(ctx.config.base_url, page.url),
+        "md_url": absolute(ctx.config.base_url, page.url + "index.md"),
+        "checked": front.checked.isoformat(),
+        "updated": front.updated.isoformat() if front.updated else None,
+        "sources": [
+            {"publisher": s.publisher, "url": s.url, "revision": s.revision, "sha256": s.sha256, "pinned": s.pinned}
+            for s in front.sources
+        ],
+        "charts": [
+            {"id": c.id, "file": absolute(ctx.config.base_url, f"{page.url}{c.id}.svg"), "kind": c.kind,
+             "plotted": list(c.plotted)}
+            for c in page.charts
+        ],
+        "schema": ctx.schema_url,
+    }
+
+
+def article_json(page: Page, ctx: SiteContext) -> bytes:
+    """``{"page": envelope, ...the export}``: the export's members as the page already wrote them."""
+    return page_document(page_envelope(page, ctx), page.export_json)
+
+
+def page_document(envelope: Mapping[str, Any], export_json: str) -> bytes:
+    """The bytes of ``dump_json({"page": envelope, **export})``, given the export's JSON text:
+    at two-space indent an object's members are laid out the same whatever comes before them."""
+    head = jsontext.dumps({"page": envelope})
+    if export_json == "{}":
+        return (head + "\n").encode("utf-8")
+    return (head[: -len("\n}")] + ",\n" + export_json[len("{\n"):] + "\n").encode("utf-8")
+
+
+def dump_json(document: Any) -> bytes:
+    """JSON file bytes: two-space indent, UTF-8, numbers as authored, a final newline."""
+    return (jsontext.dumps(document) + "\n").encode("utf-8")
+
+
+def generated_envelope(ctx: SiteContext, url: str, title: str, checked: str | None) -> dict[str, Any]:
+    """The ``page`` member of a generated page's index.json (same keys as an article's)."""
+    base = ctx.config.base_url
+    return {"title": title, "url": absolute(base, url), "md_url": absolute(base, url + "index.md"),
+            "checked": checked, "updated": None, "sources": [], "charts": [], "schema": ctx.schema_url}
+
+
+def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:
+    html = env.get_template("listing.html").render(
+        **page_context(ctx, listing.url),
+        listing=listing,
+        totals=ctx.index.totals,
+        is_home=listing.url == "/",
+        explore_url=EXPLORE_URL,
+        community_url=COMMUNITY_URL,
+    )
+    entries = listing.entries + listing.more
+    base = ctx.config.base_url
+    envelope = generated_envelope(ctx, listing.url, listing.heading, _newest_checked(entries))
+    envelope["pages"] = [
+        {"title": e.page.front.title, "url": absolute(base, e.page.url),
+         "json_url": absolute(base, e.page.url + "index.json"),
+         "md_url": absolute(base, e.page.url + "index.md"), "checked": e.page.front.checked.isoformat()}
+        for e in entries
+    ]
+    return {
+        "index.html": html.encode("utf-8"),
+        "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),
+        "index.md": listing_markdown(listing).encode("utf-8"),
+    }
+
+
+def _newest_checked(entries: Sequence[Any]) -> str | None:
+    return max((e.page.front.checked.isoformat() for e in entries), default=None)
+
+
+def navigation(index: SiteIndex, config: SiteConfig) -> tuple[NavItem, ...]:
+    home = index.listings[0]
+    items = [NavItem(s.title, s.url) for s in home.sections]
+    items += [NavItem("Records", COMMUNITY_URL), NavItem("Explore", EXPLORE_URL)]
+    top = sorted((e.page for e in index.entries if not e.page.section), key=lambda p: p.url)
+    items += [NavItem(_short_title(p.front.title), p.url) for p in top]
+    return tuple(items)
+
+
+def _short_title(title: str, limit: int = 28) -> str:
+    """A navigation label: the title, or its part before a colon when the title is long."""
+    head = title.split(":", 1)[0].strip()
+    return title if len(title) <= limit or len(head) > limit else head

@@ -1,0 +1,117 @@
+"""index.md: the article as one Markdown file with its export (SPEC §7.2).
+
+Layout::
+
+    # Title
+
+    > summary
+
+    <!-- evidencepress: {"summary": ..., "tags": [...], ...} -->
+
+    body, with each chart fence replaced by
+    ![alt](<id>.svg) / *caption* / <!-- evidencepress:chart ...spec... -->
+
+    ## Original sources and conditions
+    - publisher: url
+      - Document revision: ...
+      - SHA-256: ...
+
+    Checked YYYY-MM-DD. <footer> Conditions and selected source facts are in the adjacent JSON export.
+
+    ```json
+    {export}
+    ```
+
+The HTML comments are invisible when the file is displayed and carry what
+``evidencepress import`` needs to rebuild the source article exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..content.bodyscan import pieces
+from ..core.model import Page
+from .inline import value_markdown
+
+META_OPEN = "<!-- evidencepress: "
+CHART_OPEN = "<!-- evidencepress:chart"
+COMMENT_CLOSE = "-->"
+SOURCES_HEADING = "## Original sources and conditions"
+CHECKED_TAIL = "Conditions and selected source facts are in the adjacent JSON export."
+
+
+def article_markdown(page: Page, footer: str) -> str:
+    front = page.front
+    meta: dict[str, Any] = {"summary": front.summary}
+    if front.updated:
+        meta["updated"] = front.updated.isoformat()
+    if front.tags:
+        meta["tags"] = list(front.tags)
+    if front.draft:
+        meta["draft"] = True
+    parts = [f"# {front.title}", f"> {front.summary}", META_OPEN + json.dumps(meta, ensure_ascii=False) + " " + COMMENT_CLOSE]
+    body = _body(page).strip("\n")
+    if body:
+        parts.append(body)
+    if front.sources:
+        parts.append(SOURCES_HEADING)
+        parts.append("\n".join(
+            f"- {s.publisher}: {s.url}\n  - Document revision: {s.revision}\n  - SHA-256: {s.sha256}"
+            for s in front.sources
+        ))
+    parts.append(f"Checked {front.checked.isoformat()}. {footer} {CHECKED_TAIL}")
+    if page.export is not None:
+        parts.append("```json\n" + page.export_json + "\n```")
+    return "\n\n".join(parts) + "\n"
+
+
+def _body(page: Page) -> str:
+    """The body with the export fence removed, chart fences shown as images and inline values as text."""
+    lines = values_as_text(page).split("\n")
+    charts = {chart.line - page.body_line: chart for chart in page.charts}
+    specs = {fence.body_index: fence.content for fence in page.chart_fences}
+    replaced: list[tuple[int, int, list[str]]] = []
+    for token in page.tokens:
+        if token.type != "fence" or not token.map:
+            continue
+        start, end = token.map
+        if start == page.export_index:
+            if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
+                end += 1  # do not leave two blank lines where the fence stood
+            replaced.append((start, end, []))
+        elif start in charts:
+            replaced.append((start, end, _chart_lines(charts[start], specs[start])))
+    for start, end, new in sorted(replaced, reverse=True):
+        lines[start:end] = new
+    return "\n".join(lines)
+
+
+def values_as_text(page: Page) -> str:
+    """The body with each inline value's role replaced by what the HTML shows (the line count is kept)."""
+    if not page.inline_values:
+        return page.body
+    starts = [0]
+    for line in page.body.split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    spans: list[tuple[int, int, str]] = []
+    for piece in pieces(page.tokens, page.body, page.body_line):
+        item = page.inline_values.get((piece.name, piece.content)) if piece.kind == "role" else None
+        if item is not None and piece.source:
+            start = starts[piece.line - page.body_line] + piece.col - 1
+            text = value_markdown(item, piece.in_link) + "\n" * piece.source.count("\n")
+            spans.append((start, start + len(piece.source), text))
+    body = page.body
+    for start, end, text in sorted(spans, reverse=True):
+        body = body[:start] + text + body[end:]
+    return body
+
+
+def _chart_lines(chart: Any, spec: str) -> list[str]:
+    alt = " ".join(chart.alt.split()).replace("]", "\\]")
+    lines = [f"![{alt}]({chart.id}.svg)", ""]
+    if chart.caption:
+        lines += ["*" + " ".join(chart.caption.split()) + "*", ""]
+    lines += [CHART_OPEN, spec.rstrip("\n").replace("--", "\\-\\-"), COMMENT_CLOSE]
+    return lines

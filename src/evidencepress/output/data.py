@@ -1,0 +1,108 @@
+"""The site's data files: /data/results.{json,csv,js}, /data/catalog.json, each article's index.csv.
+
+Rows come from ``dataset.py`` (values as authored, null kept). URLs inside are
+site paths (``/guides/a/``), so the bytes do not depend on base_url: a reader
+joins them to ``base_url`` (given in catalog.json), the explorer resolves them
+relative to itself. ``results.js`` carries the same rows for the explorer,
+because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..checks.config import SiteConfig
+from ..core import jsontext
+from ..core.model import Page
+from ..site.dataset import ResultTable, batches, csv_bytes, joined_csv, json_rows
+from ..site.index import DATA_URL, SiteIndex
+
+RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
+
+
+def article_csv(page: Page, table: ResultTable) -> bytes:
+    """The article's reported results with the columns of /data/results.csv (a header only when none):
+    its rows of the site's table (``table``)."""
+    return csv_bytes(table, table.rows_of(page.url))
+
+
+def data_files(index: SiteIndex, config: SiteConfig, article_csvs: Sequence[bytes]) -> Iterator[tuple[str, Iterator[bytes]]]:
+    """Files of /data/ by name, one at a time, each in chunks: a site of thousands of results
+    would otherwise hold several copies of its whole table at once. ``article_csvs``: every
+    article's index.csv, in page order, whose rows make results.csv."""
+    yield "results.json", results_json(index.results)
+    yield "results.csv", joined_csv(index.results, article_csvs)
+    yield "results.js", results_script(index)
+    yield "catalog.json", iter([_json_file(catalog_document(index, config))])
+
+
+def results_json(table: ResultTable) -> Iterator[bytes]:
+    """``{"columns": [...], "results": [...]}`` with one result per line: readable, diffable,
+    and written by the fast one-line encoder (a site of thousands of results has hundreds of
+    thousands of values), a few thousand rows at a time."""
+    yield ('{\n  "columns": ' + jsontext.dumps(list(table.columns), indent=None) + ',\n  "results": ').encode()
+    if not table.rows:
+        yield b"[]\n}\n"
+        return
+    lead = "[\n    "
+    for batch in batches(table.rows):
+        yield (lead + ",\n    ".join(jsontext.dumps(row, indent=None) for row in json_rows(table, batch))).encode()
+        lead = ",\n    "
+    yield b"\n  ]\n}\n"
+
+
+def results_script(index: SiteIndex) -> Iterator[bytes]:
+    """The explorer's rows: every cell as display text (the authored literal; null stays null),
+    plus the titles of the pages and records the rows link to. Written a few thousand rows at a
+    time: a site of thousands of results would otherwise hold millions of cells at once."""
+    columns = json.dumps(list(index.results.columns), ensure_ascii=False)
+    yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
+    lead = ""
+    for batch in batches(index.results.rows):
+        cells = [row.texts for row in batch]
+        yield _script_text(lead + json.dumps(cells, ensure_ascii=False)[1:-1])  # the rows, without the brackets
+        lead = ", "
+    pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
+    records = {r.id: r.title for r in index.records}
+    yield _script_text(f'], "pages": {json.dumps(pages, ensure_ascii=False)}, '
+                       f'"records": {json.dumps(records, ensure_ascii=False)}}};\n')
+
+
+def _script_text(text: str) -> bytes:
+    """JavaScript source bytes of JSON text: U+2028 and U+2029 escaped (line ends to older engines)."""
+    return text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").encode()
+
+
+def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:
+    pages = []
+    for entry in index.catalog:
+        item: dict[str, Any] = {
+            "kind": entry.kind,
+            "title": entry.title,
+            "summary": entry.summary,
+            "url": entry.url,
+            "json_url": entry.url + "index.json",
+            "md_url": entry.url + "index.md",
+        }
+        if entry.has_csv:
+            item["csv_url"] = entry.url + "index.csv"
+        item["section"] = entry.section or None
+        item["checked"] = entry.checked.isoformat() if entry.checked else None
+        item["modified"] = entry.lastmod.isoformat() if entry.lastmod else None
+        pages.append(item)
+    return {
+        "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
+                 "language": config.language, "license": _license(config)},
+        "data": {name: DATA_URL + name for name in ("results.json", "results.csv")},
+        "pages": pages,
+    }
+
+
+def _license(config: SiteConfig) -> Mapping[str, str] | None:
+    return {"name": config.license.name, "url": config.license.url} if config.license else None
+
+
+def _json_file(document: Any) -> bytes:
+    return (jsontext.dumps(document) + "\n").encode("utf-8")

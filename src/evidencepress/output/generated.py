@@ -1,0 +1,202 @@
+"""Render the generated pages: source records, their index, the explorer, search, schemas, 404.
+
+Each page gets index.html, index.json and index.md like an article (the 404
+page only its HTML). A record's index.json has the shape of an export, so a
+downloader validates it with the same schema: its ``reported_results`` are
+every result of the record, as authored, and ``page.articles`` says which
+article reports which of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from ..content.markdown import render_tokens
+from ..core import jsontext
+from ..core.model import EMPTY_EXPORT, RESULTS
+from ..core.urls import absolute, relative
+from ..site.index import (
+    COMMUNITY_SUMMARY,
+    COMMUNITY_TITLE,
+    COMMUNITY_URL,
+    DATA_URL,
+    EXPLORE_SUMMARY,
+    EXPLORE_TITLE,
+    EXPLORE_URL,
+    SCHEMA_SUMMARY,
+    SCHEMA_TITLE,
+    SCHEMA_URL,
+    SEARCH_SUMMARY,
+    SEARCH_TITLE,
+    SEARCH_URL,
+)
+from ..site.records import Record
+from .article import SiteContext, dump_json, generated_envelope, page_context
+from .generated_md import page_markdown, record_markdown
+from .views import citation_view
+
+PAGEFIND_FOLDER = "pagefind/"
+
+
+def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
+    views = tuple(citation_view(c) for c in record.citations)
+    prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
+    html = env.get_template("record.html").render(
+        **page_context(ctx, record.url), record=record, citations=views, prose=prose,
+        community_url=COMMUNITY_URL, explore_url=EXPLORE_URL,
+    )
+    return {
+        "index.html": html.encode("utf-8"),
+        "index.json": record_json(record, ctx),
+        "index.md": record_markdown(record, views).encode("utf-8"),
+    }
+
+
+def record_json(record: Record, ctx: SiteContext) -> bytes:
+    """The bytes of ``dump_json(record_document(record, ctx))``, with each result's text taken from
+    its article's export text (a result sits at the same depth in both): a record that many
+    articles cite holds tens of thousands of results, which would otherwise be written again."""
+    texts = _result_texts(record)
+    if texts is None or not texts:
+        return dump_json(record_document(record, ctx))
+    # The document without its results, and their texts where its empty list is: a member of the
+    # top-level object is the only place a line break is followed by two spaces and that key.
+    without = jsontext.dumps(record_document(record, ctx, ()))
+    empty = f'\n  "{RESULTS}": []'
+    results = f'\n  "{RESULTS}": [\n    ' + ",\n    ".join(texts) + "\n  ]"
+    return (without.replace(empty, results, 1) + "\n").encode("utf-8")
+
+
+def _result_texts(record: Record) -> list[str] | None:
+    """The JSON text of each of the record's results as its article's export wrote it; None when
+    one is not found there (then the record's JSON is written whole)."""
+    texts: list[str] = []
+    for citation in record.citations:
+        marked = citation.page.export_text
+        export = citation.page.export
+        found = export.get(RESULTS) if isinstance(export, Mapping) else None
+        if not isinstance(found, list) or len(marked.spans) != 2 * len(found):
+            return None
+        place = {id(result): index for index, result in enumerate(found)}
+        for result in citation.results:
+            index = place.get(id(result))
+            if index is None:
+                return None
+            texts.append(marked.item(index))
+    return texts
+
+
+def record_document(record: Record, ctx: SiteContext,
+                    results: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """A record's index.json: its results (``results``, by default all of them) in an export."""
+    base = ctx.config.base_url
+    envelope = generated_envelope(ctx, record.url, record.title, record.checked.isoformat())
+    sources: dict[str, Mapping[str, Any]] = {}
+    for citation in record.citations:
+        for s in citation.sources:
+            sources.setdefault(s.url, {"publisher": s.publisher, "url": s.url, "revision": s.revision,
+                                       "sha256": s.sha256, "pinned": s.pinned})
+    envelope["sources"] = list(sources.values())
+    envelope["source_record_id"] = record.id
+    articles, start = [], 0
+    for citation in record.citations:
+        page = citation.page
+        articles.append({
+            "title": page.front.title, "url": absolute(base, page.url),
+            "json_url": absolute(base, page.url + "index.json"), "checked": page.front.checked.isoformat(),
+            "results": list(range(start, start + len(citation.results))),
+            "other_entries": [m.pointer for m in citation.mentions],
+        })
+        start += len(citation.results)
+    envelope["articles"] = articles
+    return {"page": envelope, "facts": [], RESULTS: list(record.results if results is None else results),
+            "conditions": {}}
+
+
+def render_community(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes]:
+    records = ctx.index.records
+    html = env.get_template("records.html").render(
+        **page_context(ctx, COMMUNITY_URL), title=COMMUNITY_TITLE, summary=COMMUNITY_SUMMARY, records=records,
+    )
+    envelope = generated_envelope(ctx, COMMUNITY_URL, COMMUNITY_TITLE,
+                                  max((r.checked.isoformat() for r in records), default=None))
+    envelope["records"] = [
+        {"id": r.id, "title": r.title, "url": absolute(ctx.config.base_url, r.url),
+         "json_url": absolute(ctx.config.base_url, r.url + "index.json"), "results": len(r.results),
+         "articles": len(r.citations)}
+        for r in records
+    ]
+    links = [(r.title, r.url, f"`{r.id}`, {len(r.results)} results") for r in records]
+    return _page_files(html, envelope, page_markdown(COMMUNITY_TITLE, [COMMUNITY_SUMMARY], links))
+
+
+def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes]:
+    totals = ctx.index.totals
+    html = env.get_template("explore.html").render(
+        **page_context(ctx, EXPLORE_URL), title=EXPLORE_TITLE, summary=EXPLORE_SUMMARY, totals=totals,
+        data_url=DATA_URL,
+    )
+    envelope = generated_envelope(ctx, EXPLORE_URL, EXPLORE_TITLE, None)
+    downloads = [(name, DATA_URL + name, note) for name, note in (
+        ("results.csv", "every reported result, one row each (RFC 4180; an empty cell is not reported)"),
+        ("results.json", "the same rows as JSON, null where not reported"),
+        ("catalog.json", "every page with its HTML, JSON and Markdown URLs"),
+    )]
+    envelope["data"] = [absolute(ctx.config.base_url, url) for _, url, _ in downloads]
+    text = page_markdown(EXPLORE_TITLE, [EXPLORE_SUMMARY, "The explorer needs a browser; the same rows are here:"],
+                         downloads)
+    return _page_files(html, envelope, text)
+
+
+def render_search(template: jinja2.Template, ctx: SiteContext, available: bool) -> dict[str, bytes]:
+    """/search/ from its template (``env.get_template("search.html")``)."""
+    html = template.render(
+        **page_context(ctx, SEARCH_URL), title=SEARCH_TITLE, summary=SEARCH_SUMMARY, available=available,
+        bundle_url=relative(SEARCH_URL, "/" + PAGEFIND_FOLDER),
+    )
+    envelope = generated_envelope(ctx, SEARCH_URL, SEARCH_TITLE, None)
+    agents = "Search needs a browser. Agents: read /llms.txt or /data/catalog.json for every page with its URLs."
+    text = page_markdown(SEARCH_TITLE, [SEARCH_SUMMARY, agents])
+    return _page_files(html, envelope, text)
+
+
+def render_schema_index(env: jinja2.Environment, ctx: SiteContext,
+                        published: tuple[tuple[str, Mapping[str, Any]], ...]) -> dict[str, bytes]:
+    schemas = [(name, str(doc.get("title", name)), _with_code(str(doc.get("description", ""))))
+               for name, doc in published]
+    html = env.get_template("schemas.html").render(
+        **page_context(ctx, SCHEMA_URL), title=SCHEMA_TITLE, summary=SCHEMA_SUMMARY, schemas=schemas,
+    )
+    envelope = generated_envelope(ctx, SCHEMA_URL, SCHEMA_TITLE, None)
+    envelope["schemas"] = [absolute(ctx.config.base_url, SCHEMA_URL + name) for name, _, _ in schemas]
+    links = [(title, SCHEMA_URL + name, str(doc.get("description", ""))) for (name, title, _), (_, doc)
+             in zip(schemas, published, strict=True)]
+    return _page_files(html, envelope, page_markdown(SCHEMA_TITLE, [SCHEMA_SUMMARY], links))
+
+
+def _with_code(text: str) -> Markup:
+    """A schema description with its `backticked` words as <code> (everything else escaped)."""
+    parts = text.split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: show the text as it is
+        return Markup.escape(text)
+    return Markup("").join(Markup("<code>{}</code>").format(p) if i % 2 else Markup.escape(p)
+                           for i, p in enumerate(parts))
+
+
+def render_not_found(env: jinja2.Environment, ctx: SiteContext) -> bytes:
+    """/404.html: served by hosts at any URL, so its links start at the base path."""
+    context = page_context(ctx, "/404.html", formats=False, from_root=True)
+    html = env.get_template("404.html").render(**context, explore_url=EXPLORE_URL, community_url=COMMUNITY_URL)
+    return html.encode("utf-8")
+
+
+def _page_files(html: str, envelope: dict[str, Any], markdown: str) -> dict[str, bytes]:
+    return {
+        "index.html": html.encode("utf-8"),
+        "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),
+        "index.md": markdown.encode("utf-8"),
+    }

@@ -1,0 +1,87 @@
+"""index.md of the generated pages: listings, source records and the site's tool pages.
+
+Links are site paths, as in an article's index.md. A record's results are a
+GFM table per citing article; ``not reported`` marks a null condition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..site.index import Entry, Listing
+from ..site.records import Record
+from .views import CitationView, ResultView
+
+
+def listing_markdown(listing: Listing) -> str:
+    parts = [f"# {listing.heading}"]
+    if listing.intro:
+        parts.append(listing.intro)
+    if listing.entries:
+        parts.append("## Most recently checked" if listing.sections else "## Articles")
+        parts.append(_entry_lines(listing.entries))
+    if listing.sections:
+        parts.append("## Sections")
+        parts.append("\n".join(f"- [{s.title}]({s.url}) — {s.articles} article{'s' if s.articles != 1 else ''}"
+                                for s in listing.sections))
+    if listing.more:
+        parts.append("## More")
+        parts.append(_entry_lines(listing.more))
+    return "\n\n".join(parts) + "\n"
+
+
+def _entry_lines(entries: Sequence[Entry]) -> str:
+    return "\n".join(
+        f"- [{e.page.front.title}]({e.page.url}) — {e.page.front.summary} (checked {e.page.front.checked.isoformat()}; "
+        f"{_count(e.figures.results, 'result')}; [JSON]({e.page.url}index.json), [Markdown]({e.page.url}index.md))"
+        for e in entries
+    )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
+
+
+def record_markdown(record: Record, citations: Sequence[CitationView]) -> str:
+    parts = [f"# {record.title}"]
+    if record.summary:
+        parts.append(f"> {record.summary}")
+    if record.prose is not None and record.prose.body.strip():
+        parts.append(record.prose.body.strip("\n"))
+    parts.append(f"Source record `{record.id}`: {_count(len(record.results), 'reported result')} "
+                 f"cited by {_count(len(record.citations), 'article')}. Values are written as the sources report "
+                 "them; `not reported` marks a condition the source does not give.")
+    for view in citations:
+        parts.append(f"## From [{view.page.front.title}]({view.page.url})")
+        if view.shared:
+            parts.append("Conditions of every result below:\n\n" + "\n".join(
+                f"- {key}: {_cell(value.text)}" for key, value in view.shared))
+        if view.results:
+            parts.append(_results_table(view.varying, view.results))
+        if view.mentions:
+            parts.append("Other entries of the export that name this record: " + ", ".join(
+                f"`{m.pointer}` ({_cell(m.label)})" for m in view.mentions))
+    parts.append("The same results, with every condition, are in the adjacent JSON.")
+    return "\n\n".join(parts) + "\n"
+
+
+def _results_table(varying: Sequence[str], results: Sequence[ResultView]) -> str:
+    header = ["Label", "Value", "Unit", "Statistic", "Uncertainty", *varying]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in results:
+        cells = [row.label, row.value, row.unit, row.statistic, row.uncertainty, *(c.text for c in row.conditions)]
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def page_markdown(title: str, paragraphs: Sequence[str], links: Sequence[tuple[str, str, Any]] = ()) -> str:
+    """A tool page: a title, paragraphs, then a list of (text, site path, note) links."""
+    parts = [f"# {title}", *paragraphs]
+    if links:
+        parts.append("\n".join(f"- [{text}]({url})" + (f" — {note}" if note else "") for text, url, note in links))
+    return "\n\n".join(parts) + "\n"

@@ -1,0 +1,105 @@
+"""Display text of a record's results, shared by its HTML and its index.md.
+
+Values are shown as authored (``22.50`` stays ``22.50``); ``null`` reads
+"not reported"; a condition a result does not carry at all reads "—".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..charts.uncertainty import uncertainty_text
+from ..core.model import Page, SourceRef
+from ..site.dataset import csv_cell
+from ..site.records import ABSENT, Citation, Mention
+
+NOT_REPORTED = "not reported"
+NOT_RECORDED = "—"
+
+
+LONG_TEXT = 28  # characters; a longer cell wraps inside a wider column, a shorter one stays on one line
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    state: str  # "value", "null" (not reported) or "absent" (not part of this result's conditions)
+    css: str  # classes of the table cell: its state, and ``wrap`` for long text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _cell(text: str, state: str) -> Cell:
+    return Cell(text, state, f"cell-{state}" + (" wrap" if len(text) > LONG_TEXT else ""))
+
+
+_ABSENT_CELL = _cell(NOT_RECORDED, "absent")
+_NULL_CELL = _cell(NOT_REPORTED, "null")
+
+
+@dataclass(frozen=True)
+class ResultView:
+    label: str
+    value: str
+    unit: str
+    statistic: str
+    uncertainty: str
+    conditions: tuple[Cell, ...]  # one per varying condition of the citation
+    evidence_url: str
+
+
+@dataclass(frozen=True)
+class CitationView:
+    page: Page
+    shared: tuple[tuple[str, Cell], ...]
+    varying: tuple[str, ...]
+    results: tuple[ResultView, ...]
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]
+
+
+def cell(value: Any) -> Cell:
+    if value is ABSENT:
+        return _ABSENT_CELL
+    if value is None:
+        return _NULL_CELL
+    return _cell(csv_cell(value), "value")  # as authored: text as it is, numbers by their literal
+
+
+def text(value: Any) -> str:
+    """A result field as text; a missing or null field is empty (it is optional or a string)."""
+    return csv_cell(value)
+
+
+def citation_view(citation: Citation) -> CitationView:
+    cells: dict[str, Cell] = {}  # by text: a record's thousands of rows repeat few condition values
+
+    def condition_cell(value: Any) -> Cell:
+        if type(value) is not str:
+            return cell(value)
+        found = cells.get(value)
+        if found is None:
+            found = cells[value] = cell(value)
+        return found
+
+    results = tuple(
+        ResultView(
+            label=text(result.get("label")),
+            value=cell(result.get("value")).text,
+            unit=text(result.get("unit")),
+            statistic=text(result.get("statistic")),
+            uncertainty=uncertainty_text(result.get("uncertainty")),
+            conditions=tuple(condition_cell(_condition(result, key)) for key in citation.varying),
+            evidence_url=text(result.get("evidence_url")),
+        )
+        for result in citation.results
+    )
+    shared = tuple((key, cell(value)) for key, value in citation.shared)
+    return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources)
+
+
+def _condition(result: Any, key: str) -> Any:
+    conditions = result.get("conditions")
+    return conditions.get(key, ABSENT) if isinstance(conditions, dict) else ABSENT

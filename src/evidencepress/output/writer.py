@@ -1,0 +1,464 @@
+"""Write stage: the only code that touches the output folders.
+
+A build replaces whole folders (``_site/``, ``exports/``). Each new folder is
+written in full into a hidden sibling (``._site.new-XXXX``), then exchanged
+with the old one in a single ``renameat2(RENAME_EXCHANGE)`` call, so at every
+instant each folder is either its complete previous tree or its complete new
+tree. A journal written before the first exchange lists every exchange of the
+build; a run killed between two exchanges is finished by the next run
+(:func:`recover`), so the folders end up from the same build. Leftover hidden
+siblings (a build killed while staging, an old tree not yet deleted) are
+removed by the next run.
+
+Where the kernel or file system cannot exchange two folders (not Linux, some
+network file systems), the swap is two renames; the journal then also lets
+the next run put back a folder that a kill left missing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import hashlib
+import json
+import os
+import shutil
+import stat
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from ..core.forking import WRITER_THREADS
+
+Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
+Checkpoint = Callable[[str], None]
+
+JOURNAL_VERSION = 1
+REMOVE_THREADS = 4
+WRITE_THREADS = 2  # file creation is kernel time: threads overlap it with rendering
+MAX_PENDING = 64  # files handed to the writer threads and not yet written
+REMOVE_ALONE = 256  # entries below which one thread removes a tree
+
+
+@dataclass(frozen=True)
+class Swap:
+    """One folder of a build: ``staged`` (complete new tree) replaces ``target``."""
+
+    target: Path
+    staged: Path
+    inode: int  # of the staged folder: tells after a kill whether the exchange happened
+
+    def as_json(self) -> dict[str, object]:
+        return {"target": str(self.target), "staged": str(self.staged), "inode": self.inode}
+
+
+def _no_checkpoint(step: str) -> None:
+    return None
+
+
+class FileSink(Protocol):
+    """Where the render stage puts files: a staged output folder, or memory."""
+
+    def put(self, rel: str, data: bytes) -> None: ...
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        """A file given piece by piece (a large data file is never held whole)."""
+
+    def read(self, rel: str) -> bytes: ...
+
+
+class MemoryFiles(dict[str, bytes]):
+    """Rendered files kept in memory, by POSIX path (the dev server, the review, tests)."""
+
+    def put(self, rel: str, data: bytes) -> None:
+        self[rel] = data
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        self[rel] = b"".join(chunks)
+
+    def read(self, rel: str) -> bytes:
+        return self[rel]
+
+
+class FolderWriter:
+    """Files written under one folder by POSIX relative path, each parent folder made once (a site
+    writes thousands of files, several to a folder)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self._made = {""}
+
+    def write_chunks(self, rel: str, chunks: Iterable[bytes]) -> int:
+        """Write the file; its size."""
+        self._make_parent(rel)
+        with open(os.path.join(self.root, rel), "wb") as handle:
+            return sum(handle.write(chunk) for chunk in chunks)
+
+    def write_or_link(self, rel: str, data: bytes, previous: str) -> int:
+        """Write the file, or hard-link the file of the same path under ``previous`` (the tree this
+        one replaces) when that is a regular file holding exactly ``data``: creating a file costs
+        far more than reading a small one, and an unchanged file keeps its modification time
+        (what rsync and static hosts compare). Neither tree's files are ever changed in place."""
+        old = os.path.join(previous, rel)
+        try:
+            status = os.lstat(old)
+            if stat.S_ISREG(status.st_mode) and status.st_size == len(data):
+                with open(old, "rb") as handle:
+                    same = handle.read(len(data) + 1) == data
+                if same:
+                    self._make_parent(rel)
+                    os.link(old, os.path.join(self.root, rel), follow_symlinks=False)
+                    return len(data)
+        except OSError:
+            pass  # no such file, another file system, links not allowed...: written
+        return self.write_chunks(rel, (data,))
+
+    def _make_parent(self, rel: str) -> None:
+        parent = rel.rpartition("/")[0]
+        if parent not in self._made:
+            os.makedirs(os.path.join(self.root, parent), exist_ok=True)
+            self._made.add(parent)
+
+
+class StagedFolder:
+    """The new tree of one target, written file by file into a hidden sibling until the swap.
+
+    ``put`` hands the file to a writer thread, so a large site is never held in memory whole
+    and the renderer does not wait for the file system (creating a file costs more time in the
+    kernel than rendering a small page); at most MAX_PENDING files wait. ``put_chunks`` writes
+    in the caller's thread when its chunks are made as they are written (a generator), else it
+    is ``put``. ``read`` and ``read_chunks`` give a file back (from the target once the swap is
+    done). ``swap`` and ``close`` wait for every write: a write's error is raised there, or by a
+    later ``put``.
+    """
+
+    def __init__(self, target: Path, checkpoint: Checkpoint, hashed: bool = False) -> None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        self.target = target
+        self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+        self.sizes: dict[str, int] = {}  # every file written, by POSIX path
+        # ``hashed``: the sha256 of every file written, by POSIX path, taken from the bytes as they
+        # are written (by the writer threads), so that the tree's digest needs no second reading
+        self.hashes: dict[str, bytes] | None = {} if hashed else None
+        self.swapped = False
+        self._checkpoint = checkpoint
+        self._files = FolderWriter(self.path)
+        self._previous = str(target)  # unchanged files are linked from it
+        self._threads: ThreadPoolExecutor | None = None
+        self._pending: deque[Future[int]] = deque()
+
+    def put(self, rel: str, data: bytes) -> None:
+        self._first(rel)
+        if self._threads is None:
+            self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix=WRITER_THREADS)
+        self._pending.append(self._threads.submit(self._write, rel, data))
+        self.sizes[rel] = len(data)
+        while len(self._pending) > MAX_PENDING:
+            self._pending.popleft().result()
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
+        if isinstance(chunks, (tuple, list)):  # made already: to a writer thread, or linked, like put
+            self.put(rel, b"".join(chunks))
+            return
+        self._first(rel)
+        if self.hashes is None:
+            self.sizes[rel] = self._files.write_chunks(rel, chunks)
+            return
+        digest = hashlib.sha256()
+        self.sizes[rel] = self._files.write_chunks(rel, _hashing(chunks, digest.update))
+        self.hashes[rel] = digest.digest()
+
+    def _write(self, rel: str, data: bytes) -> int:
+        """A writer thread's task (hashing, like writing, lets the other threads run)."""
+        size = self._files.write_or_link(rel, data, self._previous)
+        if self.hashes is not None:
+            self.hashes[rel] = hashlib.sha256(data).digest()
+        return size
+
+    def _first(self, rel: str) -> None:
+        if not self.sizes:
+            self._checkpoint(f"staging {self.target.name}")
+        if rel in self.sizes:
+            self.wait()  # a file put again: the last version wins, as written in order
+
+    def read(self, rel: str) -> bytes:
+        return self._written(rel).read_bytes()
+
+    def read_chunks(self, rel: str, size: int = 1 << 20) -> Iterator[bytes]:
+        """A file back, ``size`` bytes at a time (a large data file is never held whole)."""
+        with self._written(rel).open("rb") as handle:
+            while block := handle.read(size):
+                yield block
+
+    def _written(self, rel: str) -> Path:
+        """Where the file is, once every write is done: in the target once the swap is done."""
+        self.wait()
+        return (self.target if self.swapped else self.path) / rel
+
+    def wait(self) -> None:
+        """Every file put so far is written (or its error raised)."""
+        while self._pending:
+            self._pending.popleft().result()
+
+    def close(self) -> None:
+        """Wait for the writes and end the threads, raising the first write error."""
+        try:
+            self.wait()
+        finally:
+            if self._threads is not None:
+                self._threads.shutdown(wait=True, cancel_futures=True)
+                self._threads = None
+            self._pending.clear()
+
+    def swap(self) -> Swap:
+        self.close()
+        self.path.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
+        self._checkpoint(f"staged {self.target.name}")
+        return Swap(self.target, self.path, self.path.stat().st_ino)
+
+
+@contextlib.contextmanager
+def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoint | None = None,
+                   hashed: Sequence[Path] = ()) -> Iterator[dict[Path, StagedFolder]]:
+    """New trees for ``targets``, filled inside the ``with`` block, then swapped in together.
+    The folders of ``hashed`` keep the sha256 of each file written (``StagedFolder.hashes``).
+
+    An exception inside the block (or while staging) removes the new trees: no target has
+    changed. Raises OSError (disk full, permission denied ...) with every target as it was.
+    ``checkpoint`` is called between steps (fault-injection tests kill the process there).
+    """
+    checkpoint = checkpoint or _no_checkpoint
+    recover(journal, list(targets))
+    folders: dict[Path, StagedFolder] = {}
+    try:
+        for target in sorted(targets):
+            folders[target] = StagedFolder(target, checkpoint, hashed=target in hashed)
+        yield folders
+        swaps = [folders[target].swap() for target in sorted(folders)]
+    except BaseException:
+        for folder in folders.values():
+            with contextlib.suppress(OSError):
+                folder.close()  # no thread writes into the tree while it is removed
+            remove_tree(folder.path)
+        raise
+    _swap_in(swaps, journal, checkpoint)
+    for folder in folders.values():
+        folder.swapped = True
+
+
+def _hashing(chunks: Iterable[bytes], update: Callable[[bytes], object]) -> Iterator[bytes]:
+    """``chunks``, each handed to ``update`` (a hash) on its way."""
+    for chunk in chunks:
+        update(chunk)
+        yield chunk
+
+
+def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoint | None = None) -> None:
+    """Replace each target folder by a folder holding exactly its files (see staged_folders)."""
+    with staged_folders(list(trees), journal, checkpoint) as folders:
+        for target in sorted(trees):
+            for rel in sorted(trees[target]):
+                folders[target].put(rel, trees[target][rel])
+
+
+def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint) -> None:
+    _write_journal(journal, swaps, checkpoint)
+    try:
+        _exchange_all(swaps, checkpoint)
+    except OSError:
+        journal.unlink(missing_ok=True)
+        raise
+    journal.unlink()
+    checkpoint("journal removed")
+    for swap in swaps:
+        remove_tree(swap.staged)  # now the previous tree
+        checkpoint(f"removed old {swap.target.name}")
+
+
+def _exchange_all(swaps: list[Swap], checkpoint: Checkpoint) -> None:
+    """Exchange every staged tree in; on an error, exchange back those done and re-raise
+    (the previous trees are then in place again, the staged ones are removed)."""
+    done: list[Swap] = []
+    try:
+        for swap in swaps:
+            _exchange(swap.staged, swap.target)
+            done.append(swap)
+            checkpoint(f"exchanged {swap.target.name}")
+    except OSError:
+        for swap in reversed(done):
+            _exchange(swap.staged, swap.target)
+        for swap in swaps:
+            remove_tree(swap.staged)
+        raise
+
+
+def recover(journal: Path, targets: list[Path]) -> None:
+    """Finish the exchanges of a build that was killed, then remove leftover hidden folders."""
+    for swap in _read_journal(journal):
+        if _inode(swap.target) == swap.inode:
+            continue  # exchanged before the kill
+        if _inode(swap.staged) == swap.inode:
+            _exchange(swap.staged, swap.target)
+    journal.unlink(missing_ok=True)
+    Path(f"{journal}.tmp").unlink(missing_ok=True)
+    for target in targets:
+        for leftover in _leftovers(target):
+            remove_tree(leftover)
+
+
+def remove_tree(path: Path) -> None:
+    """``shutil.rmtree(path, ignore_errors=True)``, its second level of folders by several threads:
+    unlinking is mostly the kernel's work, which threads share out (a site of thousands of pages
+    is tens of thousands of files: 2.6 s alone, 1.3 s on 4 threads)."""
+    if path.is_symlink():
+        return  # never followed: what it points to is not ours
+    try:
+        tops = [entry for entry in os.scandir(path) if entry.is_dir(follow_symlinks=False)]
+        parts = [entry.path for top in tops for entry in os.scandir(top.path)]
+    except OSError:
+        parts = []
+    if len(parts) > REMOVE_ALONE:
+        with ThreadPoolExecutor(max_workers=REMOVE_THREADS, thread_name_prefix="evidencepress-remove") as pool:
+            list(pool.map(_remove_entry, parts, chunksize=64))
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _remove_entry(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def _leftovers(target: Path) -> list[Path]:
+    if not target.parent.is_dir():
+        return []
+    prefixes = (f".{target.name}.new-", f".{target.name}.old-")
+    return sorted(p for p in target.parent.iterdir() if p.name.startswith(prefixes) and not p.is_symlink())
+
+
+def _write_journal(journal: Path, swaps: list[Swap], checkpoint: Checkpoint) -> None:
+    """Atomically (temp file + rename): a kill leaves either no journal or a whole one."""
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    temp = Path(f"{journal}.tmp")
+    document = {"version": JOURNAL_VERSION, "swaps": [swap.as_json() for swap in swaps]}
+    with open(temp, "w", encoding="utf-8") as handle:
+        json.dump(document, handle)
+        handle.flush()
+        os.fsync(handle.fileno())
+    checkpoint("journal staged")
+    os.replace(temp, journal)
+    checkpoint("journal written")
+
+
+def _read_journal(journal: Path) -> list[Swap]:
+    try:
+        document = json.loads(journal.read_text(encoding="utf-8"))
+        return [Swap(Path(s["target"]), Path(s["staged"]), int(s["inode"])) for s in document["swaps"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []  # no journal (the usual case) or an unreadable one: nothing to finish
+
+
+def _inode(path: Path) -> int | None:
+    try:
+        return path.lstat().st_ino
+    except OSError:
+        return None
+
+
+# --- swapping two folders -------------------------------------------------------
+
+_AT_FDCWD = -100
+_RENAME_EXCHANGE = 2
+
+
+def _renameat2() -> Callable[..., int] | None:
+    try:
+        function: Callable[..., int] = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return None
+    return function
+
+
+_RENAMEAT2 = _renameat2()
+
+
+def _exchange(staged: Path, target: Path) -> None:
+    """Put ``staged`` at ``target``; the previous ``target`` (if any) ends up at ``staged``."""
+    if not os.path.lexists(target):
+        os.replace(staged, target)
+        return
+    if _RENAMEAT2 is not None:
+        if _RENAMEAT2(_AT_FDCWD, os.fsencode(staged), _AT_FDCWD, os.fsencode(target), _RENAME_EXCHANGE) == 0:
+            return
+        code = ctypes.get_errno()
+        if code not in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP):
+            raise OSError(code, os.strerror(code), str(target))
+    _two_renames(staged, target)
+
+
+def _two_renames(staged: Path, target: Path) -> None:
+    """The portable swap: old aside, new in, old to the staged name. A kill between the
+    first two renames leaves ``target`` missing; :func:`recover` then renames the staged
+    tree in (it still has the journal's inode)."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    os.rmdir(aside)
+    os.replace(target, aside)
+    os.replace(staged, target)
+    os.replace(aside, staged)
+
+
+# --- which folders a build may replace --------------------------------------------
+
+MARKER = ".evidencepress-output"
+MARKER_TEXT = b"This folder is written by `evidencepress build`, which replaces it as a whole.\n"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    message: str
+    hint: str
+
+
+_OWN_FOLDER = "use a folder of its own, e.g. --out _site"
+
+
+def refusal(out: Path, root: Path, reserved: frozenset[str], force: bool) -> Refusal | None:
+    """Why the build must not replace ``out`` with the site, or None.
+
+    Never: the site root, a folder above it, one of its own folders (``content/``,
+    ``.git/`` ...), a file or a link. Without ``force``: a folder that holds anything
+    but a previous build (which carries :data:`MARKER`).
+    """
+    resolved, real_root = out.resolve(), root.resolve()
+    if resolved == real_root or resolved in real_root.parents:
+        return Refusal(f"the output folder {out} holds the site root; building there would replace it", _OWN_FOLDER)
+    for own in sorted(reserved):
+        if resolved == real_root / own or (real_root / own) in resolved.parents:
+            return Refusal(f"the output folder {out} is the site's own {own}/", _OWN_FOLDER)
+    if os.path.lexists(out) and (out.is_symlink() or not out.is_dir()):
+        return Refusal(f"the output path {out} is {'a link' if out.is_symlink() else 'a file'}, not a folder",
+                       _OWN_FOLDER)
+    if force or not out.exists() or (out / MARKER).is_file():
+        return None
+    try:
+        holds_files = any(out.iterdir())
+    except OSError as exc:
+        return Refusal(f"the output folder {out} cannot be read: {exc.strerror or exc}", _OWN_FOLDER)
+    if holds_files:
+        return Refusal(f"the output folder {out} holds files that evidencepress did not write; "
+                       "building would replace them", "empty the folder or choose another; --force replaces it anyway")
+    return None
+
+
+def read_tree(target: Path) -> dict[str, bytes]:
+    """Every file under ``target`` by POSIX relative path (for `check`)."""
+    if not target.is_dir():
+        return {}
+    return {p.relative_to(target).as_posix(): p.read_bytes() for p in sorted(target.rglob("*")) if p.is_file()}

@@ -1,0 +1,305 @@
+"""``evidencepress serve``: build in memory, serve on 127.0.0.1, rebuild on save, reload the browser.
+
+The site is rendered into memory (nothing is written to ``_site/`` or
+``exports/``) and served from there. A watcher rebuilds when a file of
+``content/``, ``templates/``, ``schema/``, ``static/`` or ``site.toml`` changes;
+the page caches make a rebuild cost about what the change affects. Every HTML
+page served gets a small script (never part of a published build) that listens
+on ``/__evidencepress/events`` and reloads the page after a good rebuild, or
+shows the problems in an overlay after a failed one, while the last good site
+keeps being served.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import mimetypes
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from ..core.diagnostics import Problem, format_text, has_errors, sort_problems
+from ..output.generated import PAGEFIND_FOLDER
+from ..output.search import SearchIndex, build_search_index
+
+Files = Mapping[str, bytes]
+Rebuild = Callable[[], tuple[Files | None, list[Problem]]]
+
+EVENTS = "/__evidencepress/events"
+CLIENT = "/__evidencepress/live.js"
+WATCHED_FOLDERS = ("content", "templates", "schema", "static")  # and site.toml
+_CLIENT_TAG = b'<script src="/__evidencepress/live.js"></script>'
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the server shows: the last good files and the outcome of the latest build."""
+
+    generation: int
+    files: Files
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return has_errors(self.problems)
+
+    def event(self) -> bytes:
+        errors = [p for p in sort_problems(self.problems) if p.is_error]
+        payload = {"generation": self.generation, "failed": self.failed,
+                   "report": format_text(errors) if errors else ""}
+        return f"data: {json.dumps(payload)}\n\n".encode()
+
+
+class LiveSite:
+    """The current snapshot, shared by the watcher (which publishes) and the request threads."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._snapshot = Snapshot(0, {})
+
+    @property
+    def snapshot(self) -> Snapshot:
+        with self._changed:
+            return self._snapshot
+
+    def publish(self, files: Files | None, problems: Iterable[Problem]) -> Snapshot:
+        """A good build replaces the files; a failed one keeps the last good files."""
+        with self._changed:
+            current = self._snapshot
+            self._snapshot = Snapshot(current.generation + 1, current.files if files is None else files,
+                                      tuple(problems))
+            self._changed.notify_all()
+            return self._snapshot
+
+    def replace_folder(self, folder: str, files: Mapping[str, bytes]) -> None:
+        """Swap the files under ``folder`` (e.g. a new search index) without a new generation:
+        open pages are not reloaded for it."""
+        with self._changed:
+            current = self._snapshot
+            kept = {name: data for name, data in current.files.items() if not name.startswith(folder)}
+            kept.update({folder + name: data for name, data in files.items()})
+            self._snapshot = Snapshot(current.generation, kept, current.problems)
+
+    def wait(self, generation: int, timeout: float) -> Snapshot:
+        """The snapshot after ``generation``, or the current one when ``timeout`` passes first."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._snapshot.generation != generation, timeout)
+            return self._snapshot
+
+
+def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event) -> type[BaseHTTPRequestHandler]:
+    """Request handlers over ``site``; event streams end once ``stop`` is set."""
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            path = unquote(urlsplit(self.path).path)
+            if path == EVENTS:
+                self._events()
+            elif path == CLIENT:
+                self._send(200, "text/javascript; charset=utf-8", client_script)
+            else:
+                self._file(path)
+
+        def _file(self, path: str) -> None:
+            snapshot = site.snapshot
+            found = resolve(snapshot.files, path)
+            if found is None:
+                body = snapshot.files.get("404.html", b"<!doctype html><title>Not found</title><p>Not found</p>")
+                self._send(404, "text/html; charset=utf-8", inject(body))
+                return
+            name, body = found
+            kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+            if kind == "text/html":
+                body = inject(body)
+            if kind.startswith("text/") or kind in ("application/json", "application/xml", "image/svg+xml"):
+                kind += "; charset=utf-8"
+            self._send(200, kind, body)
+
+        def _events(self) -> None:
+            """Server-sent events: one at once, then one per rebuild; a comment keeps the line open."""
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            snapshot = site.snapshot
+            try:
+                self.wfile.write(snapshot.event())
+                self.wfile.flush()
+                while not stop.is_set():
+                    newer = site.wait(snapshot.generation, timeout=10)
+                    self.wfile.write(newer.event() if newer.generation != snapshot.generation else b": ping\n\n")
+                    self.wfile.flush()
+                    snapshot = newer
+            except (BrokenPipeError, ConnectionResetError):
+                return
+
+        def _send(self, status: int, kind: str, body: bytes) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return  # the terminal shows builds, not requests
+
+    return Handler
+
+
+def resolve(files: Files, path: str) -> tuple[str, bytes] | None:
+    """The file a URL path names: the file itself, or a folder's index.html."""
+    rel = path.lstrip("/")
+    if ".." in rel.split("/"):
+        return None
+    for name in (rel, rel + "index.html" if rel.endswith("/") or not rel else rel + "/index.html"):
+        if name in files:
+            return name, files[name]
+    return None
+
+
+def inject(html: bytes) -> bytes:
+    """The page with the live-reload script before ``</body>`` (or at the end)."""
+    at = html.rfind(b"</body>")
+    return html + _CLIENT_TAG if at < 0 else html[:at] + _CLIENT_TAG + html[at:]
+
+
+def start_server(site: LiveSite, port: int, client_script: bytes, stop: threading.Event) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(site, client_script, stop))
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="evidencepress-serve", daemon=True).start()
+    return server
+
+
+def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Callable[[Snapshot, float], None],
+                      stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
+    """Rebuild after every batch of changes until ``stop`` is set.
+
+    One watcher runs across rebuilds, so a save made while a rebuild runs is the next batch,
+    never lost. The watched folders are recursive; ``site.toml`` is compared by content at
+    every tick instead (an editor that replaces the file would end a watch on the file
+    itself), and a watched folder created or removed starts the watcher afresh. ``ready`` is
+    called once the watcher's first tick has come, i.e. once every later save is seen."""
+    import watchfiles
+
+    config = _fingerprint(root / "site.toml")
+    while not stop.is_set():
+        folders = [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
+        for changes in watchfiles.watch(*folders, stop_event=stop, debounce=100, step=20, rust_timeout=500,
+                                        yield_on_timeout=True, raise_interrupt=False):
+            if ready is not None:
+                ready()
+                ready = None
+            now = _fingerprint(root / "site.toml")
+            if changes or now != config:
+                config = now
+                started = time.perf_counter()
+                files, problems = rebuild()
+                report(site.publish(files, problems), time.perf_counter() - started)
+            if [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()] != folders:
+                break
+
+
+def _fingerprint(path: Path) -> bytes | None:
+    try:
+        return hashlib.sha256(path.read_bytes()).digest()
+    except OSError:
+        return None
+
+
+def client_script() -> bytes:
+    return (Path(__file__).resolve().parent / "live.js").read_bytes()
+
+
+class BackgroundSearch:
+    """Serve's search index. The first is built before the site is served; after that a rebuild
+    is published with the previous index at once, and the index of the new pages is built in a
+    thread and swapped into the served files when done (search is briefly behind an edit; the
+    page is never held up by it, and no reload follows)."""
+
+    def __init__(self, site: LiveSite) -> None:
+        self.site = site
+        self.last: SearchIndex | None = None
+        self._wanted = threading.Condition()
+        self._next: tuple[dict[str, bytes], str] | None = None
+        self._closed = False
+        self._worker = threading.Thread(target=self._work, name="evidencepress-search", daemon=True)
+        self._worker.start()
+
+    def __call__(self, html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
+        if self.last is None:
+            self.last = build_search_index(html_pages, language)
+            return self.last
+        with self._wanted:
+            self._next = (dict(html_pages), language)  # only the newest request matters
+            self._wanted.notify()
+        return self.last
+
+    def close(self) -> None:
+        with self._wanted:
+            self._closed = True
+            self._wanted.notify()
+
+    def _work(self) -> None:
+        while True:
+            with self._wanted:
+                self._wanted.wait_for(lambda: self._next is not None or self._closed)
+                if self._closed:
+                    return
+                assert self._next is not None
+                pages, language = self._next
+                self._next = None
+            index = build_search_index(pages, language)
+            if index.available:
+                self.last = index
+                self.site.replace_folder(PAGEFIND_FOLDER, index.files)
+
+
+class PortUnavailable(Exception):
+    """The port cannot be bound (in use, or not allowed)."""
+
+
+def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
+    """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
+    from ..build.recipe import site_caches, site_files
+    from ..core.options import BuildOptions
+
+    site, stop = LiveSite(), threading.Event()
+    try:
+        server = start_server(site, port, client_script(), stop)
+    except OSError as exc:
+        raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    options = BuildOptions(root=root, drafts=drafts, jobs=jobs, base_url=url)
+    caches = site_caches(options)  # kept across rebuilds: an edit re-validates and re-renders only its page
+    search = BackgroundSearch(site)
+
+    def report(snapshot: Snapshot, seconds: float) -> None:
+        if snapshot.problems:
+            echo(format_text(sort_problems(snapshot.problems)), nl=False, err=True)
+        verdict = "build failed: still serving the last good build" if snapshot.failed else "rebuilt"
+        echo(f"{verdict} in {seconds:.2f} s", err=True)
+
+    started = time.perf_counter()
+    files, problems = site_files(options, caches, indexer=search)
+    report(site.publish(files, problems), time.perf_counter() - started)
+    # "serving" is said once the watcher runs: a save made right after it is never missed.
+    ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)
+    try:
+        watch_and_rebuild(root, site, lambda: site_files(options, caches, indexer=search), report, stop, ready)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        stop.set()
+        search.close()
+        server.shutdown()
+        server.server_close()
+    return []

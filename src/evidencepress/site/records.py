@@ -1,0 +1,220 @@
+"""Community source records: every source_record_id of any export, with what cites it.
+
+Part of the site stage. A record gathers, per citing article, the reported
+results that name it (exactly as authored, in export order) and the other
+export entries that name it. For display, the conditions of one article's
+results are split into those every result shares and those that vary.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..checks.recordprose import RecordProse, record_url
+from ..checks.semantic import normalise_url
+from ..core import jsontext
+from ..core.model import Page, SourceRef, objects, pointer
+
+FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
+ABSENT = object()  # a condition key a result does not carry (not considered), unlike null (not reported)
+
+
+@dataclass(frozen=True)
+class Mention:
+    """An export entry outside reported_results that names the record."""
+
+    pointer: str  # JSON Pointer into the article's export
+    label: str
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What one article reports of one record."""
+
+    page: Page
+    results: tuple[Mapping[str, Any], ...]  # as authored, export order
+    shared: tuple[tuple[str, Any], ...]  # conditions with one value (null included) in every result
+    varying: tuple[str, ...]  # conditions whose value differs between results, or that some lack
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]  # the article's sources that these results point into
+
+
+@dataclass(frozen=True)
+class CitedRecord:
+    """What one page reports of one record (a Citation without the page), found with the page."""
+
+    record_id: str
+    results: tuple[Mapping[str, Any], ...]
+    shared: tuple[tuple[str, Any], ...]
+    varying: tuple[str, ...]
+    mentions: tuple[Mention, ...]
+    sources: tuple[SourceRef, ...]
+
+
+@dataclass(frozen=True)
+class Record:
+    id: str
+    title: str  # from content/community/<id>.md, else the id
+    summary: str
+    prose: RecordProse | None
+    citations: tuple[Citation, ...]  # in article URL order
+
+    @property
+    def url(self) -> str:
+        return record_url(self.id)
+
+    @property
+    def results(self) -> tuple[Mapping[str, Any], ...]:
+        return tuple(result for citation in self.citations for result in citation.results)
+
+    @property
+    def facets(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        return facets(self.results)
+
+    @property
+    def checked(self) -> dt.date:
+        return max(c.page.front.checked for c in self.citations)
+
+    @property
+    def lastmod(self) -> dt.date:
+        return max(c.page.front.updated or c.page.front.checked for c in self.citations)
+
+
+def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The distinct reported values of each FACETS condition (null, i.e. not reported, left out)."""
+    found: dict[str, dict[str, None]] = {name: {} for name in FACETS}
+    for result in results:
+        conditions = result.get("conditions")
+        if not isinstance(conditions, Mapping):
+            continue
+        for name in FACETS:
+            value = conditions.get(name)
+            if isinstance(value, str) and value.strip():
+                found[name][value] = None
+    return tuple((name, tuple(sorted(values))) for name, values in found.items() if values)
+
+
+def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:
+    """The page's reported results that are objects (the schema guarantees it; be safe anyway)."""
+    found = page.export.get("reported_results") if page.export else None
+    return tuple(r for r in found if isinstance(r, Mapping)) if isinstance(found, list) else ()
+
+
+def cited_records(page: Page, core: Sequence[str] = ()) -> tuple[CitedRecord, ...]:
+    """Each record the page's export names, by id: the reported results that name it (exactly as
+    authored, in export order), their shared and varying conditions (``core`` keys first) and the
+    other export entries that name it."""
+    results: dict[str, list[Mapping[str, Any]]] = {}
+    for result in results_of(page):
+        if isinstance(result.get("source_record_id"), str):
+            results.setdefault(result["source_record_id"], []).append(result)
+    mentions = _mentions(page.export)
+    found = []
+    for rid in sorted(results.keys() | mentions.keys()):
+        cited = tuple(results.get(rid, ()))
+        shared, varying = split_conditions(cited, core)
+        found.append(CitedRecord(rid, cited, shared, varying, tuple(mentions.get(rid, ())), _sources(page, cited)))
+    return tuple(found)
+
+
+def build_records(pages: Sequence[tuple[Page, tuple[CitedRecord, ...]]],
+                  prose: Sequence[RecordProse]) -> tuple[Record, ...]:
+    """Every record of any export, sorted by id, from each page's ``cited_records``."""
+    by_id = {entry.record_id: entry for entry in prose}
+    cited: dict[str, list[Citation]] = {}
+    for page, page_records in sorted(pages, key=lambda item: item[0].url):
+        for found in page_records:
+            cited.setdefault(found.record_id, []).append(
+                Citation(page, found.results, found.shared, found.varying, found.mentions, found.sources))
+    records: list[Record] = []
+    for rid in sorted({rid for page, _ in pages for rid in page.record_ids}):  # slugs only
+        text = by_id.get(rid)
+        records.append(Record(rid, text.title if text else rid, text.summary if text else "", text,
+                              tuple(cited.get(rid, ()))))
+    return tuple(records)
+
+
+def split_conditions(results: Sequence[Mapping[str, Any]],
+                     core: Sequence[str] = ()) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
+    """(conditions every result has with the same value, keys that vary): ``core`` keys first,
+    in their order, then the others in the order they are first seen."""
+    conditions = [_conditions(result) for result in results]
+    seen = dict.fromkeys(itertools.chain.from_iterable(conditions))
+    keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
+    absent = itertools.repeat(ABSENT)
+    # each key's values, one per result (a record cited by many results has hundreds of thousands)
+    columns = zip(*(tuple(map(found.get, keys, absent)) for found in conditions))
+    shared: list[tuple[str, Any]] = []
+    varying: list[str] = []
+    for key, values in zip(keys, columns):
+        if _all_same(values):
+            shared.append((key, values[0]))
+        else:
+            varying.append(key)
+    return tuple(shared), tuple(varying)
+
+
+def _all_same(values: tuple[Any, ...]) -> bool:
+    """Every value present and equal as authored. Values all of one type of ``_EQUAL_AS_WRITTEN``
+    (most conditions: strings) are compared at once."""
+    first = values[0]
+    if first is ABSENT:
+        return False
+    kinds = set(map(type, values))
+    if len(kinds) == 1 and type(first) in _EQUAL_AS_WRITTEN:
+        return values.count(first) == len(values)
+    return all(_same(first, value) for value in values[1:])
+
+
+def _conditions(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    found = result.get("conditions")
+    return found if isinstance(found, Mapping) else {}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as authored: 22.5 and 22.50 differ, as do 1 and 1.0, or true and 1."""
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is type(b) and kind in _EQUAL_AS_WRITTEN:
+        return bool(a == b)
+    if a is ABSENT or b is ABSENT:
+        return False
+    return _as_written(a) == _as_written(b)
+
+
+_EQUAL_AS_WRITTEN = frozenset({str, int, bool})  # exactly these types: equal values, equal JSON text
+
+
+def _as_written(value: Any) -> str:
+    """A value's JSON text, or (for a string) a text no other kind of value starts with."""
+    if isinstance(value, str):
+        return '"' + value
+    if value is None or isinstance(value, (bool, int, float)):
+        return "null" if value is None else jsontext.number_text(value)
+    return jsontext.dumps(value, indent=None)
+
+
+def _mentions(export: Any) -> dict[str, list[Mention]]:
+    """Objects outside reported_results that name a source record, by record id."""
+    found: dict[str, list[Mention]] = {}
+    if not isinstance(export, Mapping):
+        return found
+    for section, value in export.items():
+        if section == "reported_results":
+            continue
+        for path, entry in objects(value, (section,)):
+            record_id = entry.get("source_record_id")
+            if isinstance(record_id, str):
+                label = entry.get("label") or entry.get("name") or entry.get("id") or path[-1]
+                found.setdefault(record_id, []).append(Mention(pointer(path), str(label)))
+    return found
+
+
+def _sources(page: Page, results: Sequence[Mapping[str, Any]]) -> tuple[SourceRef, ...]:
+    cited = {normalise_url(str(r.get("evidence_url", ""))) for r in results}
+    return tuple(s for s in page.front.sources if normalise_url(s.url) in cited)

@@ -120,17 +120,6 @@ def test_numbers_reached_through_default_keep_their_literal() -> None:
     assert texts == {'{"value": 42.5}', '{"value": 42.50}'}
 
 
-@given(st.dictionaries(st.text(max_size=6), JSON_VALUES, max_size=4), st.lists(JSON_VALUES, max_size=5))
-@settings(max_examples=200, deadline=None)
-def test_marking_a_list_finds_each_item_as_written(other: dict[str, object], items: list[object]) -> None:
-    value = {**other, "reported_results": items}
-    marked = jsontext.dumps_marking(value, "reported_results")
-    assert marked.text == jsontext.dumps(value)
-    assert len(marked.spans) == 2 * len(items)
-    for index, item in enumerate(items):  # an item's text is its own JSON at depth 2
-        assert marked.item(index) == jsontext.dumps({"a": [item]})[len('{\n  "a": [\n    '):-len("\n  ]\n}")]
-
-
 # What orjson writes as json.dumps does: 64-bit integers, floats that repr writes without exponent.
 ORJSON_SCALARS = (st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text() | AUTHORED
                   | st.floats(1e-4, 1e16, exclude_max=True) | st.floats(-1e16, -1e-4, exclude_min=True)
@@ -145,47 +134,35 @@ def _values(scalars: st.SearchStrategy[object], other_keys: bool = False) -> st.
     return st.recursive(scalars, containers, max_leaves=20)
 
 
-@given(st.dictionaries(st.text(max_size=6), _values(ORJSON_SCALARS), max_size=4),
-       st.lists(_values(ORJSON_SCALARS), max_size=5))
+@given(_values(ORJSON_SCALARS))
 @settings(max_examples=300, deadline=None)
-def test_marking_through_orjson_gives_the_text_and_spans_of_the_python_writer(
-        other: dict[str, object], items: list[object]) -> None:
-    """orjson writes an export (authored numbers through placeholders) with the text and spans
-    that ``_write`` gives."""
-    value = {**other, "reported_results": items}
-    fast = jsontext._fast_marking(value, "reported_results")
-    assert fast is not None and fast == jsontext._python_marking(value, "reported_results")
+def test_orjson_gives_the_text_of_the_python_writer(value: object) -> None:
+    """orjson writes a document (authored numbers through placeholders) as ``_write`` does."""
+    assert jsontext._fast_indented(value) == _python_text(value)
 
 
-@given(st.dictionaries(st.text(max_size=6), _values(ORJSON_SCALARS | EDGES, other_keys=True), max_size=4),
-       st.lists(_values(ORJSON_SCALARS | EDGES, other_keys=True), max_size=5))
+@given(_values(ORJSON_SCALARS | EDGES, other_keys=True))
 @settings(max_examples=300, deadline=None)
-def test_what_orjson_would_write_otherwise_is_left_to_the_python_writer(
-        other: dict[str, object], items: list[object]) -> None:
+def test_what_orjson_would_write_otherwise_is_left_to_the_python_writer(value: object) -> None:
     """A float written with an exponent, an integer past 64 bits, a lone surrogate or a key that
-    is not a string: ``_fast_marking`` declines, or gives the same text and spans."""
-    value = {**other, "reported_results": items}
-    fast = jsontext._fast_marking(value, "reported_results")
-    assert fast is None or fast == jsontext._python_marking(value, "reported_results")
-    assert jsontext.dumps_marking(value, "reported_results") == jsontext._python_marking(value, "reported_results")
+    is not a string: ``_fast_indented`` declines, or gives the same text."""
+    fast = jsontext._fast_indented(value)
+    assert fast is None or fast == _python_text(value)
+    assert jsontext.dumps(value) == _python_text(value)
+
+
+def _python_text(value: object) -> str:
+    parts: list[str] = []
+    jsontext._write(value, parts, jsontext._Layout(2, ",", ": ", False, None), 0)
+    return "".join(parts)
 
 
 def test_an_export_is_written_by_orjson_unless_its_text_would_differ() -> None:
     document, _ = load_json('{"page": {"n": 1e2}, "reported_results": [{"value": 22.50, "c": {"x": null}}, -0, []],'
                             ' "x": [1.5, "é", true]}', "a.md", 1)
     assert document is not None
-    fast = jsontext._fast_marking(document.value, "reported_results")
-    assert fast is not None and fast == jsontext._python_marking(document.value, "reported_results")
+    fast = jsontext._fast_indented(document.value)
+    assert fast is not None and fast == _python_text(document.value)
+    assert '"value": 22.50' in fast and "\n    -0,\n" in fast and '"n": 1e2' in fast
     for declined in (1e-05, 1e16, 2**70, "\ud800", {1: "a"}, (1, 2), float("nan")):
-        assert jsontext._fast_marking({"reported_results": [{"value": declined}]}, "reported_results") is None
-
-
-def test_marking_keeps_authored_numbers_and_needs_the_list_once() -> None:
-    document, _ = load_json('{"reported_results": [{"value": 22.50}, -0, [1.0e2]], "x": 1}', "a.md", 1)
-    assert document is not None
-    marked = jsontext.dumps_marking(document.value, "reported_results")
-    assert [marked.item(i) for i in range(3)] == ['{\n      "value": 22.50\n    }', "-0", "[\n      1.0e2\n    ]"]
-    shared: list[object] = [{"a": 1}]
-    assert len(jsontext.dumps_marking({"reported_results": shared, "again": shared}, "reported_results").spans) == 0
-    assert len(jsontext.dumps_marking({"reported_results": {"a": 1}}, "reported_results").spans) == 0
-    assert jsontext.dumps_marking([1, 2], "reported_results") == jsontext.Marked("[\n  1,\n  2\n]", marked.spans[:0])
+        assert jsontext._fast_indented({"reported_results": [{"value": declined}]}) is None

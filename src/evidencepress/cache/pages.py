@@ -44,7 +44,7 @@ def page_key(source: SourceFile, schema_fingerprint: str) -> str:
     return key_of(code_fingerprint(), schema_fingerprint, source.path, source.rel, source.text)
 
 
-CACHED_PROPERTIES = ("export_text", "record_ids")  # of Page: computed once, by the validating worker
+CACHED_PROPERTIES = ("record_ids",)  # of Page: computed once, by the validating worker
 Outcome = tuple[Page | None, list[Problem]]  # a validated page (None when it failed) and its problems
 
 

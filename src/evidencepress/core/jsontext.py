@@ -12,14 +12,13 @@ for output. :func:`dumps` writes JSON like ``json.dumps(..., ensure_ascii=False)
 
 from __future__ import annotations
 
-import array
 import functools
-import itertools
 import json
 import math
+import re
 import secrets
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]  # None without the C accelerator
 from typing import Any, Self, cast
 
@@ -113,21 +112,6 @@ class _Layout:
     colon: str
     sort_keys: bool
     default: Callable[[Any], Any] | None
-    marked: Any = None  # the list whose items' places in ``parts`` are noted in ``marks``
-    marks: list[int] = field(default_factory=list)  # (first part, part after) of each of its items
-
-
-@dataclass(frozen=True)
-class Marked:
-    """JSON text, and where each item of one of its lists is in it: ``text[spans[2 * i]:spans[2 * i + 1]]``
-    is the text of item ``i`` (flat, in an array: a site holds one per page). No spans when the
-    list was not found once (it is not a list, or is held twice)."""
-
-    text: str
-    spans: array.array[int]
-
-    def item(self, index: int) -> str:
-        return self.text[self.spans[2 * index]:self.spans[2 * index + 1]]
 
 
 def dumps(
@@ -144,39 +128,22 @@ def dumps(
     comma, colon = separators or ((", ", ": ") if indent is None else (",", ": "))
     if indent is None and default is None:  # what ``default`` returns may hold authored numbers too
         return _compact(value, (comma, colon), sort_keys)
+    if indent == 2 and (comma, colon) == (",", ": ") and not sort_keys and default is None:
+        fast = _fast_indented(value)
+        if fast is not None:
+            return fast
     parts: list[str] = []
     _write(value, parts, _Layout(indent, comma, colon, sort_keys, default), 0)
     return "".join(parts)
 
 
-def dumps_marking(value: Any, member: str) -> Marked:
-    """``dumps(value)`` (two-space indent), with the span of each item of the list ``value[member]``.
-    An item's text is the same wherever a list at the same depth holds it: a record page's
-    JSON reuses the text of each result its citing articles wrote."""
-    fast = _fast_marking(value, member)
-    return fast if fast is not None else _python_marking(value, member)
-
-
-def _python_marking(value: Any, member: str) -> Marked:
-    """``dumps_marking`` by ``_write``."""
-    parts: list[str] = []
-    items = value.get(member) if isinstance(value, Mapping) else None
-    layout = _Layout(2, ",", ": ", False, None, items if isinstance(items, list) else None)
-    _write(value, parts, layout, 0)
-    ends = [0, *itertools.accumulate(map(len, parts))]  # ends[i]: where parts[i] starts in the text
-    if not isinstance(items, list) or len(layout.marks) != 2 * len(items):  # the list is held twice: no spans
-        return Marked("".join(parts), array.array("q"))
-    return Marked("".join(parts), array.array("q", (ends[index] for index in layout.marks)))
-
-
-def _fast_marking(value: Any, member: str) -> Marked | None:
-    """``dumps_marking`` through orjson (written in Rust, about ten times faster than ``_write``
-    on an export), or None where its text could differ from ``json.dumps``: a float that repr
-    writes with an exponent (orjson writes 1e-05 as 0.00001), a type it refuses (an integer past
-    64 bits, a key that is not a string, a lone surrogate). Authored numbers go through it as
-    placeholder strings, replaced by their literals."""
-    items = value.get(member) if type(value) is dict else None
-    if type(items) is not list or not _orjson_writes_as_json_does(value):
+def _fast_indented(value: Any) -> str | None:
+    """``dumps(value)`` at two-space indent through orjson (written in Rust, about three times
+    faster than ``_write`` on an export), or None where its text could differ from ``json.dumps``:
+    a float that repr writes with an exponent (orjson writes 1e-05 as 0.00001), a type it
+    refuses (an integer past 64 bits, a key that is not a string, a lone surrogate). Authored
+    numbers go through it as placeholder strings, replaced by their literals."""
+    if not _orjson_writes_as_json_does(value):
         return None
     literals: list[str] = []
 
@@ -186,35 +153,13 @@ def _fast_marking(value: Any, member: str) -> Marked | None:
             return _placeholder(len(literals) - 1)
         raise TypeError(f"Object of type {type(number).__name__} is not JSON serializable")
 
-    def text(item: Any, level: int) -> str:
-        written = orjson.dumps(item, default=literal, option=orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_SUBCLASS)
-        return written.decode().replace("\n", "\n" + "  " * level)  # a line break in JSON text is layout
-
     try:
-        parts = ["{"]
-        spans: list[int] = []
-        for number, (key, item) in enumerate(value.items()):
-            parts.append(("," if number else "") + "\n  " + _encode_string(key) + ": ")
-            if item is not items or not items:
-                parts.append(text(item, 1))
-                continue
-            parts.append("[")
-            for index, result in enumerate(items):
-                parts.append(("," if index else "") + "\n    ")
-                spans.append(len(parts))
-                parts.append(text(result, 2))
-            parts.append("\n  ]")
-        parts.append("\n}" if len(parts) > 1 else "}")
+        text = orjson.dumps(value, default=literal, option=orjson.OPT_INDENT_2 | orjson.OPT_PASSTHROUGH_SUBCLASS).decode()
     except (TypeError, orjson.JSONEncodeError):  # a key that is not a string, an integer past 64 bits...
         return None
-    for number, found in enumerate(literals):  # each in the part written when it was met
-        placeholder = _encode_string(_placeholder(number))
-        index = next(i for i, part in enumerate(parts) if placeholder in part)
-        parts[index] = parts[index].replace(placeholder, found, 1)
-    if len(spans) != len(items):  # the list is held twice: no spans, as _write gives
-        return Marked("".join(parts), array.array("q"))
-    ends = [0, *itertools.accumulate(map(len, parts))]
-    return Marked("".join(parts), array.array("q", (ends[i] for index in spans for i in (index, index + 1))))
+    if not literals:
+        return text
+    return _PLACEHOLDER.sub(lambda found: literals[int(found.group(1))], text)
 
 
 _PLAIN_SCALARS = frozenset({str, int, bool, type(None)})
@@ -224,7 +169,7 @@ def _orjson_writes_as_json_does(value: Any) -> bool:
     """No float in ``value`` that repr writes with an exponent (below 1e-4 or from 1e16), and
     nothing but dicts, lists, plain scalars and authored numbers (walked without recursion;
     containers of plain scalars alone are passed over by their types)."""
-    stack = [value]
+    stack: list[Any] = [[value]]  # the value itself is checked as a member
     while stack:
         item = stack.pop()
         members = item.values() if type(item) is dict else item
@@ -263,9 +208,7 @@ def _compact(value: Any, separators: tuple[str, str], sort_keys: bool) -> str:
     literals: list[str] = []
     marked = _marked(value, literals)
     text = "".join(_encoder(*separators, sort_keys)(marked, 0))
-    for index, literal in enumerate(literals):
-        text = text.replace(_encode_string(_placeholder(index)), literal, 1)
-    return text
+    return _PLACEHOLDER.sub(lambda found: literals[int(found.group(1))], text) if literals else text
 
 
 _TOKEN = secrets.token_hex(8)  # drawn once per process
@@ -273,6 +216,10 @@ _TOKEN = secrets.token_hex(8)  # drawn once per process
 
 def _placeholder(index: int) -> str:
     return f"\x00{_TOKEN}:{index}\x00"
+
+
+# A placeholder as JSON text writes it (``_encode_string`` and orjson alike escape NUL so).
+_PLACEHOLDER = re.compile(r'"\\u0000' + _TOKEN + r':(\d+)\\u0000"')
 
 
 def _fallback(item: Any) -> Any:
@@ -387,27 +334,14 @@ def _write_items(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _
     inner, close = _breaks(layout, level)
     first, later = inner, layout.comma + inner
     parts.append("[")
-    if items is layout.marked:
-        _write_marked(items, parts, layout, level, first, later)
-    else:
-        for index, item in enumerate(items):
-            text = _scalar(item)
-            if text is not None:
-                parts.append((later if index else first) + text)
-            else:
-                parts.append(later if index else first)
-                _write(item, parts, layout, level + 1)
-    parts.append(close + "]")
-
-
-def _write_marked(items: list[Any] | tuple[Any, ...], parts: list[str], layout: _Layout, level: int,
-                  first: str, later: str) -> None:
-    """``_write_items``' loop, noting in ``layout.marks`` the parts of each item."""
     for index, item in enumerate(items):
-        parts.append(later if index else first)
-        layout.marks.append(len(parts))
-        _write(item, parts, layout, level + 1)
-        layout.marks.append(len(parts))
+        text = _scalar(item)
+        if text is not None:
+            parts.append((later if index else first) + text)
+        else:
+            parts.append(later if index else first)
+            _write(item, parts, layout, level + 1)
+    parts.append(close + "]")
 
 
 def _breaks(layout: _Layout, level: int) -> tuple[str, str]:

@@ -218,17 +218,6 @@ class Page:
         return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
 
     @functools.cached_property
-    def export_text(self) -> jsontext.Marked:
-        """The export as published JSON text (two-space indent, numbers as authored), written once
-        for index.json, index.md, exports/ and the record pages (which take each reported result's
-        text from it); an empty export for a page without one."""
-        return jsontext.dumps_marking(self.export if self.export is not None else EMPTY_EXPORT, RESULTS)
-
-    @property
-    def export_json(self) -> str:
-        return self.export_text.text
-
-    @functools.cached_property
     def record_ids(self) -> frozenset[str]:
         """Every source_record_id (a slug) named anywhere in the export: the records it cites."""
         return frozenset(value for value in _record_id_values(self.export) if _RECORD_ID.fullmatch(value))

@@ -199,17 +199,8 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
 
 
 def article_json(page: Page, ctx: SiteContext) -> bytes:
-    """``{"page": envelope, ...the export}``: the export's members as the page already wrote them."""
-    return page_document(page_envelope(page, ctx), page.export_json)
-
-
-def page_document(envelope: Mapping[str, Any], export_json: str) -> bytes:
-    """The bytes of ``dump_json({"page": envelope, **export})``, given the export's JSON text:
-    at two-space indent an object's members are laid out the same whatever comes before them."""
-    head = jsontext.dumps({"page": envelope})
-    if export_json == "{}":
-        return (head + "\n").encode("utf-8")
-    return (head[: -len("\n}")] + ",\n" + export_json[len("{\n"):] + "\n").encode("utf-8")
+    """``{"page": envelope, ...the export as authored}``."""
+    return dump_json({"page": page_envelope(page, ctx), **(page.export if page.export is not None else EMPTY_EXPORT)})
 
 
 def dump_json(document: Any) -> bytes:

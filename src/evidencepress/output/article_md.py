@@ -32,6 +32,7 @@ import json
 from typing import Any
 
 from ..content.bodyscan import pieces
+from ..core import jsontext
 from ..core.model import Page
 from .inline import value_markdown
 
@@ -63,7 +64,7 @@ def article_markdown(page: Page, footer: str) -> str:
         ))
     parts.append(f"Checked {front.checked.isoformat()}. {footer} {CHECKED_TAIL}")
     if page.export is not None:
-        parts.append("```json\n" + page.export_json + "\n```")
+        parts.append("```json\n" + jsontext.dumps(page.export) + "\n```")
     return "\n\n".join(parts) + "\n"
 
 

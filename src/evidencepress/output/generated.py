@@ -9,14 +9,13 @@ article reports which of them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
 from ..content.markdown import render_tokens
-from ..core import jsontext
 from ..core.model import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
 from ..site.index import (
@@ -57,42 +56,11 @@ def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> 
 
 
 def record_json(record: Record, ctx: SiteContext) -> bytes:
-    """The bytes of ``dump_json(record_document(record, ctx))``, with each result's text taken from
-    its article's export text (a result sits at the same depth in both): a record that many
-    articles cite holds tens of thousands of results, which would otherwise be written again."""
-    texts = _result_texts(record)
-    if texts is None or not texts:
-        return dump_json(record_document(record, ctx))
-    # The document without its results, and their texts where its empty list is: a member of the
-    # top-level object is the only place a line break is followed by two spaces and that key.
-    without = jsontext.dumps(record_document(record, ctx, ()))
-    empty = f'\n  "{RESULTS}": []'
-    results = f'\n  "{RESULTS}": [\n    ' + ",\n    ".join(texts) + "\n  ]"
-    return (without.replace(empty, results, 1) + "\n").encode("utf-8")
+    return dump_json(record_document(record, ctx))
 
 
-def _result_texts(record: Record) -> list[str] | None:
-    """The JSON text of each of the record's results as its article's export wrote it; None when
-    one is not found there (then the record's JSON is written whole)."""
-    texts: list[str] = []
-    for citation in record.citations:
-        marked = citation.page.export_text
-        export = citation.page.export
-        found = export.get(RESULTS) if isinstance(export, Mapping) else None
-        if not isinstance(found, list) or len(marked.spans) != 2 * len(found):
-            return None
-        place = {id(result): index for index, result in enumerate(found)}
-        for result in citation.results:
-            index = place.get(id(result))
-            if index is None:
-                return None
-            texts.append(marked.item(index))
-    return texts
-
-
-def record_document(record: Record, ctx: SiteContext,
-                    results: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """A record's index.json: its results (``results``, by default all of them) in an export."""
+def record_document(record: Record, ctx: SiteContext) -> dict[str, Any]:
+    """A record's index.json: every result of the record, as authored, in an export."""
     base = ctx.config.base_url
     envelope = generated_envelope(ctx, record.url, record.title, record.checked.isoformat())
     sources: dict[str, Mapping[str, Any]] = {}
@@ -113,7 +81,7 @@ def record_document(record: Record, ctx: SiteContext,
         })
         start += len(citation.results)
     envelope["articles"] = articles
-    return {"page": envelope, "facts": [], RESULTS: list(record.results if results is None else results),
+    return {"page": envelope, "facts": [], RESULTS: list(record.results),
             "conditions": {}}
 
 

@@ -166,8 +166,8 @@ def test_pages_validated_in_workers_equal_pages_validated_here(tmp_path: Path, t
     sources = [s for s in read_content(root)[0].pages]
     in_workers = [outcome for outcome, _ in validate_sources(sources, schemas, jobs=2)]
     here = [validate_source(source, schemas) for source in sources]
-    assert [page for page, _ in in_workers] == [page for page, _ in here]
-    assert [problems for _, problems in in_workers] == [problems for _, problems in here]
+    assert in_workers == here
+    assert all(outcome.page is not None and outcome.facts is not None for outcome in here)
 
 
 def test_a_cached_page_keeps_its_record_ids(tmp_path: Path) -> None:
@@ -178,8 +178,8 @@ def test_a_cached_page_keeps_its_record_ids(tmp_path: Path) -> None:
     store = Store(None)
     save_page(store, "key", data)
     cached = load_page(store, "key", source)
-    assert cached is not None and cached[0] is not None and outcome[0] is not None
-    assert cached[0].source.text == source.text
-    assert cached[0].__dict__["record_ids"] == frozenset({"record-0"})
+    assert cached == outcome and cached.page is not None
+    assert cached.page.source.text == source.text
+    assert cached.page.record_ids == frozenset({"record-0"})
 
 

@@ -378,26 +378,30 @@ def test_conditions_are_shared_only_when_written_the_same() -> None:
 def test_the_site_index_from_page_facts_equals_the_one_it_finds_itself(tmp_path: Path) -> None:
     """The facts a validating worker finds with each page (kept in the page cache) give the same
     index as the pages alone; facts found for other core conditions are not used."""
-    from dataclasses import replace
-
     from evidencepress.build.recipe import BuildOptions, plan_site
+    from evidencepress.build.validating import validate_source
+    from evidencepress.content.read import read_content
     from evidencepress.site.index import SiteIndex, index_site
 
     root = data_site(tmp_path / "site")
     plan, _ = plan_site(BuildOptions(root, use_cache=False))
-    assert plan is not None and all(page.facts is not None for page in plan.pages)
+    assert plan is not None
     conditions = plan.schemas.core_conditions
+    sources = {source.url: source for source in read_content(root)[0].pages}
+    outcomes = [validate_source(sources[page.url], plan.schemas) for page in plan.pages]
+    facts = {page.url: outcome.facts for page, outcome in zip(plan.pages, outcomes, strict=True)
+             if outcome.facts is not None}
+    assert len(facts) == len(plan.pages) and [o.page for o in outcomes] == list(plan.pages)
 
-    def seen(index: SiteIndex) -> object:  # everything but the Page objects, which differ by their facts
+    def seen(index: SiteIndex) -> object:
         return (index.results, index.catalog, index.totals,
                 [(e.page.url, e.figures, e.records, e.metrics, e.facets) for e in index.entries],
                 [(r.id, [(c.page.url, c.results, c.shared, c.varying, c.mentions, c.sources) for c in r.citations])
                  for r in index.records])
 
-    with_facts = index_site(plan.pages, [], plan.config, conditions)
-    bare = [replace(page, facts=None) for page in plan.pages]
-    assert seen(index_site(bare, [], plan.config, conditions)) == seen(with_facts)
+    with_facts = index_site(plan.pages, [], plan.config, conditions, facts)
+    assert seen(index_site(plan.pages, [], plan.config, conditions)) == seen(with_facts)
     assert any(citation.shared for record in with_facts.records for citation in record.citations)
-    other = index_site(plan.pages, [], plan.config, conditions[:-1])
+    other = index_site(plan.pages, [], plan.config, conditions[:-1], facts)
     assert other.results.columns == with_facts.results.columns[:-1]
     assert all(len(row.values) == len(other.results.columns) for row in other.results.rows)

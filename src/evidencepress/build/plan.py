@@ -16,11 +16,12 @@ from ..cache.caches import Caches, Store, open_caches
 from ..cache.pages import Outcome, load_page, page_key, save_page
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.links import check_links
+from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
 from ..content.parse import parse_page
 from ..content.read import read_content
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
-from ..core.model import Asset, Page, SourceFile
+from ..core.model import Asset, SourceFile
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import (
     static_files,
@@ -28,7 +29,7 @@ from ..output.article import (
 )
 from ..output.writer import MARKER
 from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
-from ..site.index import SiteIndex, generated_paths, index_site
+from ..site.index import PageFacts, SiteIndex, generated_paths, index_site
 from .validating import validate_sources
 
 CACHE_ROOT = ".cache"
@@ -106,8 +107,12 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
             prose += [prose_text] if prose_text is not None else []
     sources = [source for source in content.pages if not is_record_prose(source)]
     keys = [page_key(source, schemas.fingerprint) for source in sources]
-    for page, page_problems in _validated(sources, keys, store, schemas, options.jobs, progress):
-        problems += [p for p in page_problems if _wanted(p, options)]
+    facts: dict[str, PageFacts] = {}
+    for outcome in _validated(sources, keys, store, schemas, options.jobs, progress):
+        page = outcome.page
+        problems += [p for p in outcome.problems if _wanted(p, options)]
+        if page is not None and outcome.facts is not None:
+            facts[page.url] = outcome.facts
         every_page += [page] if page is not None else []
         if page is not None and page.front.draft and not options.drafts:
             drafts.append(page.url)
@@ -116,7 +121,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
-    index = index_site(pages, prose, config, schemas.core_conditions)
+    index = index_site(pages, prose, config, schemas.core_conditions, facts)
     generated = generated_paths(index, pages)
     theme = static_files(template_folder(root))
     problems += _url_collisions(pages, generated)

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..cache.pages import CACHED_PROPERTIES, Outcome, outcome_from, pickled_outcome
+from ..cache.pages import Outcome, outcome_from, pickled_outcome
 from ..checks.validate import validate_page
 from ..content.parse import parse_page
 from ..core.forking import ordered_map
 from ..core.model import SourceFile
 from ..schemas.load import SchemaSet
-from ..site.index import with_facts
+from ..site.index import page_facts
 
 
 def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -> Iterator[tuple[Outcome, bytes | None]]:
     """Each source's outcome and its pickled form (for the page cache), in the order of ``sources``."""
     def pickled(source: SourceFile) -> bytes | None:
-        return pickled_outcome(*validate_source(source, schemas))
+        return pickled_outcome(validate_source(source, schemas))
 
     for source, data in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
         outcome = outcome_from(data, source)
@@ -30,14 +30,11 @@ def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -
 
 
 def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:
-    """Parse and validate one page."""
+    """Parse and validate one page, and find what the site index takes from it (kept in the cache)."""
     parsed, problems = parse_page(source)
     page = None
     if parsed is not None:
         page, validation_problems = validate_page(parsed, schemas)
         problems += validation_problems
-    if page is not None:  # what the site index and the render stage take from it: found here, kept in the cache
-        page = with_facts(page, schemas.core_conditions)
-        for name in CACHED_PROPERTIES:
-            getattr(page, name)
-    return page, problems
+    facts = page_facts(page, schemas.core_conditions) if page is not None else None
+    return Outcome(page, facts, tuple(problems))

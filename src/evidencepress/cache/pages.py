@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from ..checks.page import Page
 from ..core.diagnostics import Problem
-from ..core.model import Page, SourceFile
+from ..core.model import SourceFile
+from ..site.index import PageFacts
 from ..site.records import Record
 from .caches import Store, code_fingerprint, key_of
 
@@ -44,8 +46,14 @@ def page_key(source: SourceFile, schema_fingerprint: str) -> str:
     return key_of(code_fingerprint(), schema_fingerprint, source.path, source.rel, source.text)
 
 
-CACHED_PROPERTIES = ("record_ids",)  # of Page: computed once, by the validating worker
-Outcome = tuple[Page | None, list[Problem]]  # a validated page (None when it failed) and its problems
+@dataclass(frozen=True)
+class Outcome:
+    """What validating one source gave: the page (None when it failed), what the site index takes
+    from it (found in the same worker), and its problems."""
+
+    page: Page | None
+    facts: PageFacts | None
+    problems: tuple[Problem, ...]
 
 
 def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
@@ -59,11 +67,12 @@ def save_page(store: Store, key: str, data: bytes | None) -> None:
         store.save_pickled(key, data)
 
 
-def pickled_outcome(page: Page | None, problems: list[Problem]) -> bytes | None:
+def pickled_outcome(outcome: Outcome) -> bytes | None:
     """An outcome as the page cache stores it: the page without its source text."""
+    page = outcome.page
+    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""))) if page is not None else outcome
     try:
-        return pickle.dumps((_slim(page) if page is not None else None, tuple(problems)),
-                            protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.dumps(slim, protocol=pickle.HIGHEST_PROTOCOL)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -76,29 +85,6 @@ def outcome_from(data: bytes | None, source: SourceFile) -> Outcome | None:
         stored = pickle.loads(data)
     except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
         return None
-    if not (isinstance(stored, tuple) and len(stored) == 2):
+    if not isinstance(stored, Outcome) or not (stored.page is None or isinstance(stored.page, Page)):
         return None
-    page, problems = stored
-    if page is not None:
-        if not isinstance(page, Page):
-            return None
-        page = _restored(page, source)
-    return page, list(problems)
-
-
-def _slim(page: Page) -> Page:
-    return _with_source(page, replace(page.source, text=""))
-
-
-def _restored(page: Page, source: SourceFile) -> Page:
-    return _with_source(page, source)
-
-
-def _with_source(page: Page, source: SourceFile) -> Page:
-    """``page`` with another source, keeping what its cached properties computed (the published
-    export text, the record ids), which ``replace`` would drop: they are stored with the page."""
-    changed = replace(page, source=source)
-    for name in CACHED_PROPERTIES:
-        if name in page.__dict__:
-            changed.__dict__[name] = page.__dict__[name]
-    return changed
+    return replace(stored, page=replace(stored.page, source=source)) if stored.page is not None else stored

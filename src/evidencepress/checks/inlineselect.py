@@ -9,7 +9,8 @@ from typing import Any
 
 from ..content.inlinerefs import Ref
 from ..core import jsontext
-from ..core.model import RESULTS, JsonPath, pointer
+from ..core.export import RESULTS
+from ..core.model import JsonPath, pointer
 from ..core.numbers import grouped
 
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}

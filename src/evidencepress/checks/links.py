@@ -22,9 +22,10 @@ from markdown_it.token import Token
 
 from ..content.markdown import links
 from ..core.diagnostics import Location, Problem, error
-from ..core.model import Page, SourceFile
+from ..core.export import reported_results
+from ..core.model import SourceFile
 from ..core.urls import is_site_path, strip_fragment
-from ..site.records import results_of
+from .page import Page
 
 REFUSED = ("javascript:", "data:", "vbscript:", "file:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -80,7 +81,7 @@ def page_anchors(page: Page) -> frozenset[str]:
     ids = set(TEMPLATE_IDS) | {f"chart-{chart.id}" for chart in page.charts}
     if page.front.sources:
         ids.add(SOURCES_ID)
-    if results_of(page):
+    if reported_results(page.export):
         ids.add(DATA_ID)
     return frozenset(ids | _token_ids(page.tokens))
 

@@ -14,7 +14,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.diagnostics import Problem, error, warning
-from ..core.model import FrontMatter, JsonPath, Positions, SourceRef, dotted, objects
+from ..core.export import objects
+from ..core.model import FrontMatter, JsonPath, Positions, SourceRef, dotted
 from ..core.typos import misspelling_of
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")

@@ -12,10 +12,12 @@ from typing import Any
 
 from ..charts import duplicate_ids, plan_chart
 from ..core.diagnostics import Location, Problem, error, has_errors, note, warning
-from ..core.model import Document, FrontMatter, JsonPath, Page, ParsedPage, Positions, SourceRef, dotted
+from ..core.export import record_ids
+from ..core.model import Document, FrontMatter, JsonPath, ParsedPage, Positions, SourceRef, dotted
 from ..schemas.explain import schema_problems
 from ..schemas.load import SchemaSet
 from .inlinevalues import resolve_inline_values
+from .page import Page
 from .prose import check_prose
 from .semantic import check_export, normalise_url
 
@@ -46,7 +48,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     page = Page(parsed.source, front, parsed.body_line, parsed.tokens,
                 export.value if export else None, tuple(charts),
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
-                inline_values=inline_values)
+                inline_values=inline_values, record_ids=record_ids(export.value if export else None))
     if front.draft:
         problems.append(_draft_note(parsed))
     return page, problems

@@ -21,25 +21,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from .model import Location as Location  # noqa: PLC0414 - re-exported: every Problem carries one
+
 
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"  # information only (a draft left out); never fails a build, even with --strict
-
-
-@dataclass(frozen=True, order=True)
-class Location:
-    """A place in a file: 1-based line and column; 0 means "the whole file"."""
-
-    path: str
-    line: int = 0
-    col: int = 0
-
-    def __str__(self) -> str:
-        if self.line <= 0:
-            return self.path
-        return f"{self.path}:{self.line}:{max(self.col, 1)}"
 
 
 @dataclass(frozen=True)

@@ -1,31 +1,41 @@
 """Frozen values passed between pipeline stages.
 
-This module imports nothing else of the package except diagnostics' Location
-and jsontext (standard library only), so every stage can depend on it. Stages never mutate these objects: a later
-stage produces a new, richer value instead of filling in an old one.
+What reading and parsing produce: source files, positions, fences, parsed
+pages, front matter. This module imports nothing of the package (only the
+standard library and markdown-it's Token type), so every stage can depend on
+it. Stages never mutate these objects: a later stage produces a value of its
+own type (the validated Page of checks/page.py, the site index's PageFacts)
+instead of filling in an earlier one.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 import urllib.parse
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from . import jsontext
-from .diagnostics import Location
+if TYPE_CHECKING:  # a no-change build replays its record without importing markdown-it
+    from markdown_it.token import Token
 
-if TYPE_CHECKING:
-    from ..site.index import PageFacts
-
-RESULTS = "reported_results"  # the export's list of reported results
-EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], RESULTS: [], "conditions": {}}
 _COMMIT = re.compile(r"[0-9a-f]{7,40}")
 _SNAPSHOT = re.compile(r"snapshot-\d{4}-\d{2}-\d{2}")
-_RECORD_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a source_record_id that names a record page
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """A place in a file: 1-based line and column; 0 means "the whole file"."""
+
+    path: str
+    line: int = 0
+    col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.path
+        return f"{self.path}:{self.line}:{max(self.col, 1)}"
+
 
 PathPart = str | int
 JsonPath = tuple[PathPart, ...]
@@ -140,7 +150,7 @@ class ParsedPage:
     export_fence: Fence | None
     export: Document | None
     chart_fences: tuple[Fence, ...]
-    tokens: tuple[Any, ...]  # markdown-it tokens of ``body``; read-only by convention
+    tokens: tuple[Token, ...]  # markdown-it tokens of ``body``; read-only by convention
 
 
 @dataclass(frozen=True)
@@ -187,69 +197,3 @@ class FrontMatter:
     draft: bool = False
     tags: tuple[str, ...] = ()
     sources: tuple[SourceRef, ...] = ()
-
-
-@dataclass(frozen=True)
-class Page:
-    """A validated page, ready to render. ``charts`` holds ChartPlans (charts.model)."""
-
-    source: SourceFile
-    front: FrontMatter
-    body_line: int  # line of the file on which the body starts
-    tokens: tuple[Any, ...]
-    export: Mapping[str, Any] | None
-    charts: tuple[Any, ...]
-    export_index: int | None = None  # 0-based body line of the export fence: rendered nowhere
-    chart_fences: tuple[Fence, ...] = ()
-    # Inline values by (role name, role content): inlinevalues.InlineValue, resolved against the export.
-    inline_values: Mapping[tuple[str, str], Any] = field(default_factory=dict)
-    # What the site index takes from this page, computed with it (in a validating worker, kept in
-    # the page cache); None for a page made otherwise, whose facts the site index computes itself.
-    facts: PageFacts | None = None
-
-    @property
-    def url(self) -> str:
-        return self.source.url
-
-    @property
-    def body(self) -> str:
-        """The Markdown after the front matter (derived, not held: a site of thousands of pages
-        would keep every text twice)."""
-        return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
-
-    @functools.cached_property
-    def record_ids(self) -> frozenset[str]:
-        """Every source_record_id (a slug) named anywhere in the export: the records it cites."""
-        return frozenset(value for value in _record_id_values(self.export) if _RECORD_ID.fullmatch(value))
-
-    @property
-    def section(self) -> str:
-        """The first folder of the page's path; "" for top-level pages."""
-        parts = self.source.rel.split("/")
-        return parts[0] if len(parts) > 1 else ""
-
-
-def _record_id_values(value: Any) -> Iterator[str]:
-    for _, found in objects(value):
-        member = found.get("source_record_id")
-        if isinstance(member, str):
-            yield member
-
-
-def objects(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
-    """Every JSON object in ``value`` (itself included) with its path, parents before their
-    members, in document order. Iterative: an export holds tens of thousands of objects."""
-    stack: list[tuple[JsonPath, Any]] = [(path, value)] if isinstance(value, (dict, list)) else []
-    while stack:
-        where, item = stack.pop()
-        if isinstance(item, dict):
-            yield where, item
-        if set(map(type, item.values() if isinstance(item, dict) else item)) <= _SCALARS:
-            continue  # most objects (a result's conditions) hold scalars only: nothing to walk into
-        members: Iterable[tuple[PathPart, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
-        inner = [(where + (key,), member) for key, member in members if isinstance(member, (dict, list))]
-        inner.reverse()
-        stack += inner
-
-
-_SCALARS = frozenset({str, int, float, bool, type(None), jsontext.AuthoredFloat, jsontext.AuthoredInt})

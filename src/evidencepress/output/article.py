@@ -20,10 +20,11 @@ from markupsafe import Markup
 
 from ..charts import chart_table, inline_svg
 from ..checks.config import SiteConfig
+from ..checks.page import Page
 from ..content.markdown import headings, render_tokens
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
-from ..core.model import EMPTY_EXPORT, Page
+from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
 from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .article_md import article_markdown

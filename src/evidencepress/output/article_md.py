@@ -31,9 +31,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..checks.page import Page
 from ..content.bodyscan import pieces
 from ..core import jsontext
-from ..core.model import Page
 from .inline import value_markdown
 
 META_OPEN = "<!-- evidencepress: "

@@ -14,8 +14,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..checks.config import SiteConfig
+from ..checks.page import Page
 from ..core import jsontext
-from ..core.model import Page
 from ..site.dataset import ResultTable, batches, csv_bytes, joined_csv, json_rows
 from ..site.index import DATA_URL, SiteIndex
 

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..checks.page import Page
 from ..core.diagnostics import Location, Problem, error
-from ..core.model import Page
 from ..site import dataset
 from .article import SiteContext, article_json
 

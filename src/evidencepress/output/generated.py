@@ -16,7 +16,7 @@ import jinja2
 from markupsafe import Markup
 
 from ..content.markdown import render_tokens
-from ..core.model import EMPTY_EXPORT, RESULTS
+from ..core.export import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
 from ..site.index import (
     COMMUNITY_SUMMARY,

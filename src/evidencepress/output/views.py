@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..charts.uncertainty import uncertainty_text
-from ..core.model import Page, SourceRef
+from ..checks.page import Page
+from ..core.model import SourceRef
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..checks.config import SiteConfig
+from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
-from ..core.model import Page
 from .dataset import ResultTable, row_values, table_of
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
@@ -171,20 +171,17 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
                      tuple(counts.items()), tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results))
 
 
-def with_facts(page: Page, conditions: Sequence[str]) -> Page:
-    """The page with its ``PageFacts``."""
-    return replace(page, facts=page_facts(page, conditions))
-
-
-def _facts(page: Page, conditions: tuple[str, ...]) -> PageFacts:
-    found = page.facts
+def _facts(page: Page, found: PageFacts | None, conditions: tuple[str, ...]) -> PageFacts:
     return found if found is not None and found.conditions == conditions else page_facts(page, conditions)
 
 
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
-               conditions: Sequence[str]) -> SiteIndex:
-    """Everything across pages, from the validated articles (and their facts) and record prose."""
-    with_found = [(page, _facts(page, tuple(conditions))) for page in pages]
+               conditions: Sequence[str], facts: Mapping[str, PageFacts] | None = None) -> SiteIndex:
+    """Everything across pages, from the validated articles and record prose. ``facts``: each
+    page's PageFacts by URL, as the validating workers found them (those missing, or found for
+    other conditions, are found here)."""
+    known = facts or {}
+    with_found = [(page, _facts(page, known.get(page.url), tuple(conditions))) for page in pages]
     records = build_records([(page, found.cited) for page, found in with_found], prose)
     titles = {record.id: record.title for record in records}
     entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)

@@ -14,10 +14,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..checks.page import Page
 from ..checks.recordprose import RecordProse, record_url
 from ..checks.semantic import normalise_url
 from ..core import jsontext
-from ..core.model import Page, SourceRef, objects, pointer
+from ..core.export import objects, reported_results
+from ..core.model import SourceRef, pointer
 
 FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
 ABSENT = object()  # a condition key a result does not carry (not considered), unlike null (not reported)
@@ -100,8 +102,7 @@ def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, 
 
 def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:
     """The page's reported results that are objects (the schema guarantees it; be safe anyway)."""
-    found = page.export.get("reported_results") if page.export else None
-    return tuple(r for r in found if isinstance(r, Mapping)) if isinstance(found, list) else ()
+    return tuple(result.data for result in reported_results(page.export))
 
 
 def cited_records(page: Page, core: Sequence[str] = ()) -> tuple[CitedRecord, ...]:

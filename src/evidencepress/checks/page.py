@@ -1,0 +1,51 @@
+"""The validated page: what the validate stage hands to the site index and the render stage.
+
+A Page is made once, by ``validate.validate_page``, from a ParsedPage that
+passed every check. What later stages find from it (the site index's
+PageFacts, drawn charts, rendered files) lives in their own types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from markdown_it.token import Token
+
+from ..charts.model import ChartPlan
+from ..core.model import Fence, FrontMatter, SourceFile
+from .inlinevalues import InlineValue
+
+
+@dataclass(frozen=True)
+class Page:
+    """A validated page, ready to render."""
+
+    source: SourceFile
+    front: FrontMatter
+    body_line: int  # line of the file on which the body starts
+    tokens: tuple[Token, ...]
+    export: Mapping[str, Any] | None
+    charts: tuple[ChartPlan, ...]
+    export_index: int | None = None  # 0-based body line of the export fence: rendered nowhere
+    chart_fences: tuple[Fence, ...] = ()
+    # Inline values by (role name, role content), resolved against the export.
+    inline_values: Mapping[tuple[str, str], InlineValue] = field(default_factory=dict)
+    record_ids: frozenset[str] = frozenset()  # every source_record_id (a slug) the export names
+
+    @property
+    def url(self) -> str:
+        return self.source.url
+
+    @property
+    def body(self) -> str:
+        """The Markdown after the front matter (derived, not held: a site of thousands of pages
+        would keep every text twice)."""
+        return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
+
+    @property
+    def section(self) -> str:
+        """The first folder of the page's path; "" for top-level pages."""
+        parts = self.source.rel.split("/")
+        return parts[0] if len(parts) > 1 else ""

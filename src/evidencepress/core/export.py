@@ -1,0 +1,76 @@
+"""Typed access to an export: its reported results, their conditions, its facts.
+
+An export is kept as the parse stage loaded it (plain JSON values whose numbers
+keep their authored literals, SPEC §4.1), because it is published as written.
+What later stages read of it they read here, through small views whose
+properties name the schema's fields, rather than by walking dicts. The views
+hold the export's own values: nothing is converted, rounded or defaulted.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .jsontext import AuthoredFloat, AuthoredInt
+from .model import JsonPath, PathPart
+
+RESULTS = "reported_results"  # the export's list of reported results
+EMPTY_EXPORT: Mapping[str, Any] = {"facts": [], RESULTS: [], "conditions": {}}
+RECORD_ID = "source_record_id"
+_RECORD_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # a source_record_id that names a record page
+_SCALARS = frozenset({str, int, float, bool, type(None), AuthoredFloat, AuthoredInt})
+
+
+@dataclass(frozen=True)
+class ReportedResult:
+    """One entry of ``reported_results``, as the export wrote it (``data`` is the entry itself)."""
+
+    data: Mapping[str, Any]
+
+    @property
+    def record_id(self) -> str:
+        return str(self.data[RECORD_ID])
+
+    @property
+    def metric(self) -> str:
+        return str(self.data.get("metric", ""))
+
+    @property
+    def unit(self) -> str:
+        return str(self.data.get("unit", ""))
+
+    @property
+    def conditions(self) -> Mapping[str, Any]:
+        found = self.data.get("conditions")
+        return found if isinstance(found, dict) else {}
+
+
+def reported_results(export: Mapping[str, Any] | None) -> tuple[ReportedResult, ...]:
+    """The export's reported results, in order (none for a page without an export)."""
+    found = export.get(RESULTS) if export is not None else None
+    return tuple(ReportedResult(entry) for entry in found if isinstance(entry, dict)) if isinstance(found, list) else ()
+
+
+def record_ids(export: Mapping[str, Any] | None) -> frozenset[str]:
+    """Every source_record_id (a slug) named anywhere in the export: the records it cites."""
+    found = (entry.get(RECORD_ID) for _, entry in objects(export))
+    return frozenset(value for value in found if isinstance(value, str) and _RECORD_SLUG.fullmatch(value))
+
+
+def objects(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[str, Any]]]:
+    """Every JSON object in ``value`` (itself included) with its path, parents before their
+    members, in document order. Iterative: an export holds tens of thousands of objects."""
+    stack: list[tuple[JsonPath, Any]] = [(path, value)] if isinstance(value, (dict, list)) else []
+    while stack:
+        where, item = stack.pop()
+        if isinstance(item, dict):
+            yield where, item
+        if set(map(type, item.values() if isinstance(item, dict) else item)) <= _SCALARS:
+            continue  # most objects (a result's conditions) hold scalars only: nothing to walk into
+        members: Iterable[tuple[PathPart, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
+        inner = [(where + (key,), member) for key, member in members if isinstance(member, (dict, list))]
+        inner.reverse()
+        stack += inner

@@ -519,18 +519,18 @@ def test_a_build_during_which_an_input_changed_is_not_recorded(tmp_path: Path, m
     it was read) leaves no record, so the next build makes the site again; otherwise the next
     build finds the output in place, its exports/ digest (taken as the files were written)
     equal to that of the folder."""
-    from evidencepress.build import render as outputs
+    from evidencepress.build import recipe
     from evidencepress.cache.buildrecord import replay
 
     root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result())), "guides/b.md": article("B")})
-    render_the_rest = outputs._render_the_rest
+    render_generated = recipe.render_generated
 
     def saved_meanwhile(*args: object) -> None:
         if edited:
             (root / "content/guides/b.md").write_text(article("B, saved during the build"))
-        render_the_rest(*args)  # type: ignore[arg-type]
+        render_generated(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(outputs, "_render_the_rest", saved_meanwhile)
+    monkeypatch.setattr(recipe, "render_generated", saved_meanwhile)
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
     assert outcome.exit_code == 0, outcome.output
     assert b"B, saved during" not in (root / "_site/guides/b/index.html").read_bytes()

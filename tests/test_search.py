@@ -120,11 +120,11 @@ def fake_pagefind(folder: Path, script: str) -> Path:
 def test_pagefind_is_started_before_the_rest_of_the_site_is_rendered(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """The pages were handed over as they were rendered: the binary runs while listings are rendered."""
-    from evidencepress.build import render as outputs
+    from evidencepress.build import recipe
     from evidencepress.output import search
 
     events: list[str] = []
-    popen, render_the_rest = subprocess.Popen, outputs._render_the_rest
+    popen, render_generated = subprocess.Popen, recipe.render_generated
 
     def spy_popen(*args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
         events.append("pagefind")
@@ -132,10 +132,10 @@ def test_pagefind_is_started_before_the_rest_of_the_site_is_rendered(tmp_path: P
 
     def spy_rest(*args: Any) -> None:
         events.append("rest")
-        render_the_rest(*args)
+        render_generated(*args)
 
     monkeypatch.setattr(search.subprocess, "Popen", spy_popen)
-    monkeypatch.setattr(outputs, "_render_the_rest", spy_rest)
+    monkeypatch.setattr(recipe, "render_generated", spy_rest)
     code, output = build(search_site(tmp_path / "site"))
     assert code == 0, output
     assert events == ["pagefind", "rest"]

@@ -1,18 +1,19 @@
-"""The recipe: read -> parse -> validate -> select -> draw -> render -> write.
+"""The recipe: load -> plan (read, parse, validate, index) -> draw -> render -> write -> record.
 
-``plan_site`` (siteplan.py) runs every stage that can find a problem (nothing
-is drawn or written); ``build_site`` adds drawing and rendering (outputs.py)
-straight into the staged output folders, which the writer swaps in at the
-end; ``site_files`` renders into memory (the dev server); ``check_site`` adds
-the comparison of ``exports/`` with what a build would write. Each returns
-all problems of the run.
+``build_site`` reads top to bottom as the build runs; each step is a call of
+a stage with typed inputs and outputs: ``plan_site`` (plan.py) runs every
+stage that can find a problem, ``draw_charts`` (draw.py) draws the charts,
+``render_pages``, ``render_generated`` and ``render_search_page`` (render.py)
+put every file into the staged output folder, which the writer swaps in at
+the end, ``write_exports`` puts exports/ beside it. ``site_files`` (the dev
+server) and ``render_site`` (``diff``) run the same stages into memory;
+``check_site`` compares exports/ with what a build would write. Each
+returns all problems of the run.
 """
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 from jinja2 import TemplateError
@@ -24,11 +25,11 @@ from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
 from ..output.exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
-from ..output.search import SearchIndexer
+from ..output.search import SearchIndexer, search_run
 from ..output.writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
-from ..site.index import DATA_URL
+from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
-from .render import render_outputs, render_site, site_context
+from .render import render_generated, render_into, render_pages, render_search_page, render_site, renderer, site_context
 
 __all__ = [  # what callers (the CLI, serve, review, tests) take from here
     "CACHE_ROOT",
@@ -41,7 +42,7 @@ __all__ = [  # what callers (the CLI, serve, review, tests) take from here
     "load_setup",
     "plan_site",
     "produced_paths",
-    "render_outputs",
+    "render_into",
     "render_site",
     "site_caches",
     "site_files",
@@ -61,23 +62,15 @@ def site_files(options: BuildOptions, caches: Caches | None = None, progress: St
     if plan is None:
         return None, problems
     files = MemoryFiles()
-    render_problems = _rendered(plan, options, files, progress, caches, indexer)
+    try:
+        render_problems = _strict(render_into(plan, options, files, progress, caches, indexer), options)
+    except TemplateError as exc:
+        return None, problems + [template_problem(exc, options.root)]
     if has_errors(render_problems):
         return None, problems + render_problems
     if options.use_cache:
         caches.commit()
-    return dict(sorted(files.items())), problems + render_problems  # charts arrive as drawn
-
-
-def _rendered(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None,
-              caches: Caches | None = None, indexer: SearchIndexer | None = None,
-              meanwhile: Callable[[], None] | None = None) -> list[Problem]:
-    """render_outputs, with a template error as a problem and --strict applied."""
-    try:
-        problems = render_outputs(plan, options, files, progress, caches, indexer, meanwhile)
-    except TemplateError as exc:
-        return [template_problem(exc, options.root)]
-    return strict(problems) if options.strict else problems
+    return dict(sorted(files.items())), problems + render_problems
 
 
 def build_site(options: BuildOptions, progress: StageProgress | None = None,
@@ -119,25 +112,27 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     if plan is None:
         return problems, None, False
     exports = options.root / EXPORTS_DIR
-    unchanged: list[bool] = []
+    rendered = caches.rendered if options.use_cache else None  # --no-cache: nothing to read, nothing kept
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
-        with staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders:
-            def meanwhile() -> None:
-                """While Pagefind finishes the search index: exports/, the caches' last batch, and
-                the inputs hashed again (every one is read by now)."""
-                site_csv = functools.partial(folders[out].read_chunks, DATA_URL.lstrip("/") + "results.csv")
-                for name, chunks in iter_export_files(plan.pages, site_context(plan), site_csv):
-                    folders[exports].put_chunks(name, chunks)
-                if options.use_cache:
-                    caches.commit()  # every entry is right for its key, whatever happens to the build
-                unchanged.append(digest is not None and inputs_digest(options, out) == digest)
-
-            render_problems = _rendered(plan, options, folders[out], progress, caches, meanwhile=meanwhile)
+        with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders,
+              drawing_folder() as drawn, search_run(None, plan.config.language) as search):
+            drawings = draw_charts(plan, options, drawn, progress)
+            site = renderer(plan, options)  # every template is read from here on
+            render_pages(site, plan, options, drawings, folders[out], search, rendered, progress)
+            search.start()  # Pagefind indexes in its own process while the rest is made
+            render_generated(site, plan, options, folders[out])
+            write_exports(plan, folders[exports])
+            if options.use_cache:
+                caches.commit()  # every entry is right for its key, whatever happens to the build
+            unchanged = digest is not None and inputs_digest(options, out) == digest  # every input is read by now
+            render_problems = _strict(render_search_page(site, folders[out], search.finish()), options)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
             if progress is not None:
                 progress("writing", 0, 0)
+    except TemplateError as exc:
+        return problems + [template_problem(exc, options.root)], None, False
     except _Abandoned as abandoned:
         return problems + abandoned.problems, None, False
     except OSError as exc:
@@ -147,7 +142,17 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
                                       "then build again")], None, False
     sizes = tuple(sorted(folders[out].sizes.items()))
     outputs = Outputs(out, sizes, exports, files_digest(folders[exports].hashes or {}))
-    return problems + render_problems, outputs, unchanged == [True]
+    return problems + render_problems, outputs, unchanged
+
+
+def write_exports(plan: SitePlan, files: FileSink) -> None:
+    """exports/: each published article's JSON (page envelope with site paths) and results.csv."""
+    for name, chunks in iter_export_files(plan.pages, site_context(plan)):
+        files.put_chunks(name, chunks)
+
+
+def _strict(problems: list[Problem], options: BuildOptions) -> list[Problem]:
+    return strict(problems) if options.strict else problems
 
 
 class _Abandoned(Exception):

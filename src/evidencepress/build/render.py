@@ -1,25 +1,27 @@
-"""Rendering the whole site: every output file, into a sink (a staged output folder or memory).
+"""Render stage of the build: every output file, into a sink (a staged output folder or memory).
 
-Charts are drawn first (the article HTML inlines them), then record pages and
-articles (each read back from the rendered cache when nothing it shows
-changed), listings, the data files, feeds and copied files. Articles and
-records are handed to the search indexer as they are rendered; it indexes them
-in its own process while the rest is rendered.
+The steps, in the order the recipe calls them: ``render_pages`` (record pages,
+then articles, each read back from the rendered cache when nothing it shows
+changed, with their drawn charts beside them), ``render_generated``
+(listings, the pages of /community/, /explore/ and /schema/, the data files,
+feeds, copied files) and ``render_search_page`` once the search index is done.
+Articles and records go to the search run as they are rendered; it indexes
+them in its own process while the rest is rendered. ``render_into`` runs the
+steps one after the other, for the dev server and ``diff``.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment
+from jinja2 import Environment, Template
 
 from ..cache.buildrecord import tree_digest
-from ..cache.caches import CHARTS, Caches, Store, code_fingerprint, key_of
+from ..cache.caches import Caches, Store, code_fingerprint, key_of
 from ..cache.pages import article_key, record_key
-from ..charts import iter_charts
 from ..core.diagnostics import Problem
 from ..core.forking import ordered_map
 from ..core.options import BuildOptions, StageProgress
@@ -34,7 +36,7 @@ from ..output.article import (
     template_folder,
 )
 from ..output.data import data_files
-from ..output.feeds import site_files as feed_files
+from ..output.feeds import feed_files
 from ..output.generated import (
     PAGEFIND_FOLDER,
     render_community,
@@ -44,86 +46,132 @@ from ..output.generated import (
     render_schema_index,
     render_search,
 )
-from ..output.search import SearchIndexer, search_run
+from ..output.search import IndexerRun, PagefindRun, SearchIndex, SearchIndexer, search_run
 from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
 from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
-from .plan import SitePlan, caches_of
+from .draw import Drawings, draw_charts, drawing_folder
+from .plan import SitePlan
+
+SearchRun = PagefindRun | IndexerRun
+
+
+@dataclass(frozen=True)
+class Renderer:
+    """What every page is rendered with: the site context, the template environment, and the
+    search page's template, read now so that every template has been read once the pages are."""
+
+    ctx: SiteContext
+    env: Environment
+    search_page: Template
+    context_key: str  # what an article's or record page's files depend on besides the page itself
+
+
+def renderer(plan: SitePlan, options: BuildOptions) -> Renderer:
+    ctx = site_context(plan)
+    env = create_environment(template_folder(options.root))
+    return Renderer(ctx, env, env.get_template("search.html"), _context_key(ctx, template_folder(options.root)))
 
 
 def render_site(plan: SitePlan, options: BuildOptions, progress: StageProgress | None = None) -> dict[str, bytes]:
     """Every output file of the site by POSIX path relative to the output folder, in memory."""
     files = MemoryFiles()
-    render_outputs(plan, options, files, progress)
-    return dict(sorted(files.items()))  # charts arrive as they are drawn: an order that varies
+    render_into(plan, options, files, progress)
+    return dict(sorted(files.items()))
 
 
-def render_outputs(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
-                   caches: Caches | None = None, indexer: SearchIndexer | None = None,
-                   meanwhile: Callable[[], None] | None = None) -> list[Problem]:
-    """Put every output file into ``files`` (a staged output folder, or memory) and return the
-    problems of rendering (a warning when search cannot be indexed). Articles and record pages
-    whose inputs are unchanged are read back from ``caches.rendered``. ``meanwhile`` runs once
-    every template and input file has been read and all but the search page is rendered, while
-    the search index is finished in its own process."""
-    ctx = site_context(plan)
-    env = create_environment(template_folder(options.root))
-    rendered = caches.rendered if caches is not None else Store(None)
-    with search_run(indexer, plan.config.language) as search:
+def render_into(plan: SitePlan, options: BuildOptions, files: FileSink, progress: StageProgress | None = None,
+                caches: Caches | None = None, indexer: SearchIndexer | None = None) -> list[Problem]:
+    """Draw and render every output file of the site into ``files``, the steps one after the
+    other (the dev server, ``diff``); the problems of rendering (a warning when search cannot be
+    indexed). ``caches``: the rendered cache to read and save pages in (none: every page is rendered)."""
+    with drawing_folder() as folder, search_run(indexer, plan.config.language) as search:
+        drawings = draw_charts(plan, options, folder, progress)
+        site = renderer(plan, options)
+        render_pages(site, plan, options, drawings, files, search, caches.rendered if caches else None, progress)
+        search.start()
+        render_generated(site, plan, options, files)
+        return render_search_page(site, files, search.finish())
 
-        def put(url: str, outputs: dict[str, bytes]) -> None:
-            for name, data in outputs.items():
-                rel = url.lstrip("/") + name
-                files.put(rel, data)
-                if rel.endswith(".html") and b"data-pagefind-body" in data:
-                    search.add(rel, data)  # what the search indexes: articles and records
 
-        drawn = _charts(plan, options, put, progress)  # drawn first: the article HTML inlines them
-        articles = {page.url for page in plan.pages}
-        article_csvs: list[bytes] = []  # in page order: /data/results.csv is their rows
-        for number, (url, outputs, new_key) in enumerate(_pages(plan, options, env, ctx, files, rendered, drawn)):
-            if progress is not None:
-                progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
-            if new_key is not None:
-                rendered.save_later(new_key, functools.partial(_files_of, files, url, tuple(outputs)), outputs)
-            put(url, outputs)
-            if url in articles:
-                article_csvs.append(outputs["index.csv"])
+def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, files: FileSink,
+                 search: SearchRun, rendered: Store | None, progress: StageProgress | None = None) -> None:
+    """Record pages and articles into ``files``, each with its drawn charts, and to ``search``.
+    Those ``rendered`` (the rendered cache; None: read and save nothing) holds under their key are
+    read back from it; the others are rendered and saved in it."""
+    if progress is not None:
+        progress("rendering pages", 0, len(plan.pages) + len(plan.index.records))
+    articles = {page.url for page in plan.pages}
+    for number, (url, outputs, new_key) in enumerate(_pages(site, plan, options, drawings, rendered), start=1):
+        if new_key is not None and rendered is not None:
+            rendered.save_later(new_key, functools.partial(dict, outputs), outputs)
+        _put(files, search, url, outputs)
+        if url in articles:
+            _put(files, search, url, drawings.svgs(url))
         if progress is not None:
-            progress("indexing search", 0, 0)
-        search.start()  # Pagefind indexes in its own process while the rest of the site is rendered
-        _render_the_rest(plan, options, env, ctx, put, files, article_csvs)
-        search_page = env.get_template("search.html")  # the last template read: meanwhile may hash them
-        if meanwhile is not None:
-            meanwhile()
-        index = search.finish()
-    put("/" + PAGEFIND_FOLDER, dict(index.files))
-    put(SEARCH_URL, render_search(search_page, ctx, index.available))
+            progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
+    if progress is not None:
+        progress("indexing search", 0, 0)
+
+
+def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink) -> None:
+    """Listings, the pages of /community/, /explore/ and /schema/, 404, the data files, feeds,
+    copied files."""
+    env, ctx = site.env, site.ctx
+    for listing in plan.index.listings:
+        _put(files, None, listing.url, render_listing(env, listing, ctx))
+    _put(files, None, COMMUNITY_URL, render_community(env, ctx))
+    _put(files, None, EXPLORE_URL, render_explore(env, ctx))
+    schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
+    _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
+    _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
+    for name, chunks in data_files(plan.index, plan.config):
+        files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
+    _put(files, None, "/", feed_files(plan.index, plan.config))
+    _put(files, None, "/", {asset.rel: asset.data for asset in plan.assets})
+    _put(files, None, "/", {item.rel: item.data for item in plan.static})
+    _put(files, None, "/", {MARKER: MARKER_TEXT})
+    _put(files, None, "/static/", static_files(template_folder(options.root)))
+    _put(files, None, "/schema/", dict(plan.schemas.published))
+
+
+def render_search_page(site: Renderer, files: FileSink, index: SearchIndex) -> list[Problem]:
+    """The Pagefind bundle and /search/ (which says when there is no index); its problems."""
+    _put(files, None, "/" + PAGEFIND_FOLDER, dict(index.files))
+    _put(files, None, SEARCH_URL, render_search(site.search_page, site.ctx, index.available))
     return list(index.problems)
 
 
-def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext, files: FileSink,
-           rendered: Store, drawn: dict[str, dict[str, str]]) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
+def _put(files: FileSink, search: SearchRun | None, url: str, outputs: dict[str, bytes]) -> None:
+    for name, data in outputs.items():
+        rel = url.lstrip("/") + name
+        files.put(rel, data)
+        if search is not None and rel.endswith(".html") and b"data-pagefind-body" in data:
+            search.add(rel, data)  # what the search indexes: articles and records
+
+
+def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings,
+           rendered: Store | None) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
     """(URL, files, cache key to save them under or None) of each record page, then each article,
     read back from the rendered cache or rendered (on every core when many are). Records are few
     but can be large (every result of a source): those to render go to the workers first, one at
-    a time, and the articles fill the workers around them. ``drawn``: the sha256 of each page's
-    charts, which are read back from ``files`` to be inlined."""
-    context_key = _context_key(ctx, template_folder(options.root))
+    a time, and the articles fill the workers around them."""
+    env, ctx = site.env, site.ctx
+    store = rendered if rendered is not None else Store(None)
     fingerprint = plan.schemas.fingerprint
     page_keys = plan.page_keys
     records = plan.index.records
-    record_keys = [record_key(record, page_keys, fingerprint, context_key) for record in records]
-    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), context_key, drawn.get(page.url, {}))
+    record_keys = [record_key(record, page_keys, fingerprint, site.context_key) for record in records]
+    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url))
             for page in plan.pages]
-    stale = [number for number, key in enumerate(record_keys) if not rendered.has(key)]
-    missing = [number for number, key in enumerate(keys) if not rendered.has(key)]
+    stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
+    missing = [number for number, key in enumerate(keys) if not store.has(key)]
 
     def render(task: tuple[bool, int]) -> dict[str, bytes]:
         is_record, number = task
         if is_record:
             return render_record(env, records[number], ctx)
         page = plan.pages[number]
-        return render_article(env, page, ctx, _files_of(files, page.url, tuple(drawn.get(page.url, {}))))
+        return render_article(env, page, ctx, drawings.svgs(page.url))
 
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
     fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
@@ -131,7 +179,7 @@ def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteCon
     def outputs_of(task: tuple[bool, int], key: str, todo: set[int]) -> tuple[dict[str, bytes], str | None]:
         if task[1] in todo:
             return next(fresh), key
-        cached = rendered.load(key)
+        cached = store.load(key)
         if isinstance(cached, dict):
             return cached, None
         return render(task), key  # the entry went away since has(): rendered here
@@ -142,47 +190,6 @@ def _pages(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteCon
     todo = set(missing)
     for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
         yield (page.url, *outputs_of((False, number), key, todo))
-
-
-def _render_the_rest(plan: SitePlan, options: BuildOptions, env: Environment, ctx: SiteContext,
-                     put: Callable[[str, dict[str, bytes]], None], files: FileSink, article_csvs: list[bytes]) -> None:
-    """Listings, the pages of /community/, /explore/ and /schema/, 404, data (``article_csvs``:
-    each article's index.csv, in page order), feeds, copied files."""
-    templates = template_folder(options.root)
-    for listing in plan.index.listings:
-        put(listing.url, render_listing(env, listing, ctx))
-    put(COMMUNITY_URL, render_community(env, ctx))
-    put(EXPLORE_URL, render_explore(env, ctx))
-    put(SCHEMA_URL, render_schema_index(env, ctx, tuple((n, plan.schemas.documents[n]) for n, _ in plan.schemas.published)))
-    put("/", {"404.html": render_not_found(env, ctx)})
-    for name, chunks in data_files(plan.index, plan.config, article_csvs):
-        files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
-    put("/", feed_files(plan.index, plan.config))
-    put("/", {asset.rel: asset.data for asset in plan.assets})
-    put("/", {item.rel: item.data for item in plan.static})
-    put("/", {MARKER: MARKER_TEXT})
-    put("/static/", static_files(templates))
-    put("/schema/", dict(plan.schemas.published))
-
-
-def _files_of(files: FileSink, url: str, names: tuple[str, ...]) -> dict[str, bytes]:
-    return {name: files.read(url.lstrip("/") + name) for name in names}
-
-
-def _charts(plan: SitePlan, options: BuildOptions, put: Callable[[str, dict[str, bytes]], None],
-            progress: StageProgress | None) -> dict[str, dict[str, str]]:
-    """Draw every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), and ``put`` each as
-    it is done (one cache, one pool); the sha256 of each, by page URL and file name."""
-    drawings = [(page, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
-    cache = None if not options.use_cache else caches_of(options) / CHARTS
-    charts_done = None if progress is None else functools.partial(progress, "drawing charts")
-    digests: dict[str, dict[str, str]] = {page.url: {} for page, _, _ in drawings}
-    for number, svg in iter_charts([drawn for _, _, drawn in drawings], jobs=options.jobs, cache_dir=cache,
-                                   progress=charts_done):
-        page, name, _ = drawings[number]
-        put(page.url, {name: svg})
-        digests[page.url][name] = hashlib.sha256(svg).hexdigest()
-    return digests
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:

@@ -10,13 +10,13 @@ because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..core import jsontext
-from ..site.dataset import ResultTable, batches, csv_bytes, joined_csv, json_rows
+from ..site.dataset import ResultTable, batches, csv_chunks, json_rows, page_csv
 from ..site.index import DATA_URL, SiteIndex
 
 RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
@@ -25,15 +25,14 @@ RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
 def article_csv(page: Page, table: ResultTable) -> bytes:
     """The article's reported results with the columns of /data/results.csv (a header only when none):
     its rows of the site's table (``table``)."""
-    return csv_bytes(table, table.rows_of(page.url))
+    return page_csv(table, page.url)
 
 
-def data_files(index: SiteIndex, config: SiteConfig, article_csvs: Sequence[bytes]) -> Iterator[tuple[str, Iterator[bytes]]]:
+def data_files(index: SiteIndex, config: SiteConfig) -> Iterator[tuple[str, Iterator[bytes]]]:
     """Files of /data/ by name, one at a time, each in chunks: a site of thousands of results
-    would otherwise hold several copies of its whole table at once. ``article_csvs``: every
-    article's index.csv, in page order, whose rows make results.csv."""
+    would otherwise hold several copies of its whole table at once."""
     yield "results.json", results_json(index.results)
-    yield "results.csv", joined_csv(index.results, article_csvs)
+    yield "results.csv", csv_chunks(index.results)
     yield "results.js", results_script(index)
     yield "catalog.json", iter([_json_file(catalog_document(index, config))])
 

@@ -12,7 +12,7 @@ site. Drafts are not published, so they are never part of the snapshot.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,21 +31,18 @@ def export_files(pages: Sequence[Page], ctx: SiteContext) -> dict[str, bytes]:
     return {name: b"".join(chunks) for name, chunks in iter_export_files(pages, ctx)}
 
 
-def iter_export_files(pages: Sequence[Page], ctx: SiteContext,
-                      site_csv: Callable[[], Iterable[bytes]] | None = None) -> Iterator[tuple[str, Iterable[bytes]]]:
+def iter_export_files(pages: Sequence[Page], ctx: SiteContext) -> Iterator[tuple[str, Iterable[bytes]]]:
     """(POSIX path relative to exports/, its bytes in chunks) of every file, one at a time (a
-    build writes each at once rather than holding the snapshot of a large site). ``site_csv``:
-    the chunks of the site's /data/results.csv as the build wrote it, which is results.csv when
-    no page is a draft (the same rows, the same columns): copied rather than made again."""
+    build writes each at once rather than holding the snapshot of a large site). results.csv is
+    the site's table of the published pages, made of the CSV lines each page's facts hold."""
     # A base URL of "/" turns every absolute URL of the page envelope into a site path.
     site_paths = replace(ctx, config=replace(ctx.config, base_url="/"))
     published = [page for page in pages if not page.front.draft]
     for page in published:
         yield export_name(page), (article_json(page, site_paths),)
-    if site_csv is not None and len(published) == len(pages):
-        yield RESULTS_FILE, site_csv()
-    else:
-        yield RESULTS_FILE, dataset.csv_chunks(ctx.index.results.only({page.url for page in published}))
+    table = ctx.index.results
+    yield RESULTS_FILE, dataset.csv_chunks(table if len(published) == len(pages) else
+                                           table.only({page.url for page in published}))
 
 
 def export_name(page: Page) -> str:

@@ -20,7 +20,7 @@ SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM_NS = "http://www.w3.org/2005/Atom"
 
 
-def site_files(index: SiteIndex, config: SiteConfig) -> dict[str, bytes]:
+def feed_files(index: SiteIndex, config: SiteConfig) -> dict[str, bytes]:
     """Files at the root of the site by name."""
     return {
         "sitemap.xml": sitemap(index.catalog, config),

@@ -14,7 +14,7 @@ import functools
 import io
 import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import jsontext
@@ -68,14 +68,23 @@ class ResultRow:
 @dataclass(frozen=True)
 class ResultTable:
     columns: tuple[str, ...]
-    rows: tuple[ResultRow, ...]
+    rows: tuple[ResultRow, ...]  # page after page, each page's in export order
+    # Each page's rows as CSV lines (no header), by site path, as the validating worker wrote them
+    # (PageFacts.csv): the article's index.csv and the site's results.csv are made of them.
+    page_csv: Mapping[str, bytes] = field(default_factory=dict)
 
     def rows_of(self, page: str) -> tuple[ResultRow, ...]:
         return self._by_page.get(page, ())
 
     def only(self, pages: set[str]) -> ResultTable:
         """The rows of ``pages``, in the same order."""
-        return ResultTable(self.columns, tuple(row for row in self.rows if row.page in pages))
+        return ResultTable(self.columns, tuple(row for row in self.rows if row.page in pages),
+                           {page: text for page, text in self.page_csv.items() if page in pages})
+
+    def csv_lines_of(self, page: str) -> bytes:
+        """The page's rows as CSV lines, without the header."""
+        found = self.page_csv.get(page)
+        return found if found is not None else csv_lines(self.rows_of(page))
 
     @functools.cached_property
     def _by_page(self) -> dict[str, tuple[ResultRow, ...]]:
@@ -94,10 +103,13 @@ def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], conditio
     return table_of(((path, row_values(path, export, conditions)) for path, export in pages), conditions)
 
 
-def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], conditions: Sequence[str]) -> ResultTable:
-    """The table of pages' rows as ``row_values`` gives them ((site path, rows) pairs)."""
+def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], conditions: Sequence[str],
+             page_csv: Mapping[str, bytes] | None = None) -> ResultTable:
+    """The table of pages' rows as ``row_values`` gives them ((site path, rows) pairs);
+    ``page_csv``: their CSV lines by site path, when they were written already."""
     columns = table_columns(conditions)
-    return ResultTable(columns, tuple(ResultRow(path, columns, values) for path, rows in pages for values in rows))
+    rows = tuple(ResultRow(path, columns, values) for path, rows in pages for values in rows)
+    return ResultTable(columns, rows, page_csv or {})
 
 
 def row_values(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
@@ -154,20 +166,26 @@ def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> by
 
 
 def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> Iterator[bytes]:
-    """``csv_bytes`` a few thousand rows at a time (a site's CSV need not be held whole)."""
+    """``csv_bytes`` a page (or a few thousand rows) at a time (a site's CSV need not be held
+    whole). The whole table is its pages' CSV lines one after the other, as they were written."""
     yield csv_header(table.columns)
+    if rows is None and table.page_csv:
+        for page, run in itertools.groupby(table.rows, key=lambda row: row.page):
+            found = table.page_csv.get(page)
+            yield found if found is not None else csv_lines(run)
+        return
     for batch in batches(table.rows if rows is None else rows):
-        yield _csv_lines([row.csv_cells for row in batch]).encode("utf-8")
+        yield csv_lines(batch)
 
 
-def joined_csv(table: ResultTable, parts: Sequence[bytes]) -> Iterator[bytes]:
-    """``csv_chunks(table)`` from CSVs of consecutive parts of it, each ``csv_bytes`` of the table
-    and its rows, so each starts with the header (every article's index.csv, in page order, made
-    by the render workers): the rows of a site's CSV are not written twice."""
-    header = csv_header(table.columns)
-    yield header
-    for part in parts:
-        yield part[len(header):]
+def page_csv(table: ResultTable, page: str) -> bytes:
+    """The page's rows of the table as a CSV file (a header only when it has none)."""
+    return csv_header(table.columns) + table.csv_lines_of(page)
+
+
+def csv_lines(rows: Iterable[ResultRow]) -> bytes:
+    """CSV lines of ``rows``, without the header."""
+    return b"".join(_csv_lines([row.csv_cells for row in batch]).encode("utf-8") for batch in batches(rows))
 
 
 @functools.lru_cache(maxsize=4)

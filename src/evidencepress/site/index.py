@@ -18,7 +18,7 @@ from typing import Any
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
-from .dataset import ResultTable, row_values, table_of
+from .dataset import ResultRow, ResultTable, csv_lines, row_values, table_columns, table_of
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
 HOME_URL = "/"
@@ -156,6 +156,7 @@ class PageFacts:
     record_counts: tuple[tuple[str, int], ...]  # results per record, in order of first result
     metrics: tuple[MetricCount, ...]  # results per (metric, unit), in order of first result
     facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
+    csv: bytes  # ``rows`` as lines of the site's CSV (no header): its index.csv and results.csv
 
 
 def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
@@ -167,8 +168,11 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
     for result in results:
         key = (str(result.get("metric", "")), str(result.get("unit", "")))
         metrics[key] = metrics.get(key, 0) + 1
-    return PageFacts(tuple(conditions), row_values(page.url, page.export, conditions), cited_records(page, conditions),
-                     tuple(counts.items()), tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results))
+    rows = row_values(page.url, page.export, conditions)
+    columns = table_columns(conditions)
+    return PageFacts(tuple(conditions), rows, cited_records(page, conditions), tuple(counts.items()),
+                     tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results),
+                     csv_lines(ResultRow(page.url, columns, values) for values in rows))
 
 
 def _facts(page: Page, found: PageFacts | None, conditions: tuple[str, ...]) -> PageFacts:
@@ -186,7 +190,8 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
     titles = {record.id: record.title for record in records}
     entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)
     listings = _listings(entries, config)
-    table = table_of(((page.url, found.rows) for page, found in with_found), conditions)
+    table = table_of(((page.url, found.rows) for page, found in with_found), conditions,
+                     {page.url: found.csv for page, found in with_found})
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..core.diagnostics import Problem, warning
 from ..core.model import JsonPath, Positions, dotted
+from .kinds import kind_of
 from .model import PanelSpec, Point
 from .select import Selected
 
@@ -24,7 +25,6 @@ _LIMIT_WORDS = re.compile(r"(^|[\s_\-/])(limit|limits|cap|ceiling|capacity|allow
 _SNAKE = re.compile(r"\b[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+\b")
 _KEBAB = re.compile(r"^[A-Za-z0-9]+(?:-[A-Za-z0-9]+){2,}$")
 _ID_FIELDS = re.compile(r"(^|\.)(id|[A-Za-z0-9]+_id|metric|classification)$")
-VALUE_KINDS = ("bar", "line", "range", "interval", "dot")
 
 
 def quantity(item: Selected, y: str) -> str:
@@ -65,7 +65,7 @@ def _at(panel: PanelSpec, positions: Positions, key: str, message: str, rule: st
 
 
 def single_value(panel: PanelSpec, points: list[Point], has_references: bool, positions: Positions) -> list[Problem]:
-    if panel.kind not in VALUE_KINDS or has_references or len(points) != 1 or len(points[0].observations) > 1:
+    if not kind_of(panel.kind).value_axis or has_references or len(points) != 1 or len(points[0].observations) > 1:
         return []
     message = f"the panel shows one value ({points[0].label!r}) on a scale of its own"
     hint = ("a lone bar says nothing by its height: put it beside values of the same kind, "
@@ -89,7 +89,8 @@ def stem(metric: str) -> str:
 def mixed_kinds(
     panel: PanelSpec, points: list[Point], kinds: list[str], denominators: list[str], positions: Positions
 ) -> list[Problem]:
-    if panel.kind not in VALUE_KINDS:
+    kind = kind_of(panel.kind)
+    if not kind.value_axis:
         return []
     problems = []
     distinct = list(dict.fromkeys(k for k in kinds if k))
@@ -99,7 +100,7 @@ def mixed_kinds(
         hint = "give each quantity its own panel (same unit is not the same kind); the panels then say what they measure"
         problems.append(_at(panel, positions, "select", message, "chart-mixed-kinds", hint))
     over = list(dict.fromkeys(d for d in denominators if d))
-    if len(over) > 1 and panel.kind == "bar":  # bars compare by height; an interval is read against zero
+    if len(over) > 1 and kind.compares_by_length:  # lengths from zero compare over one denominator only
         message = f"the panel's values have different denominators ({', '.join(over)})"
         hint = "a share of 4 and a share of 20 do not compare by height: draw the counts (e.g. stacked), or one panel each"
         problems.append(_at(panel, positions, "select", message, "chart-mixed-kinds", hint))
@@ -107,7 +108,7 @@ def mixed_kinds(
 
 
 def limit_as_bar(panel: PanelSpec, points: list[Point], limits: list[bool], positions: Positions) -> list[Problem]:
-    if panel.kind != "bar" or not any(limits) or all(limits):
+    if not kind_of(panel.kind).compares_by_length or not any(limits) or all(limits):
         return []
     names = [p.label for p, limit in zip(points, limits) if limit]
     message = f"{', '.join(repr(n) for n in names)} {'is a limit' if len(names) == 1 else 'are limits'} drawn as a bar beside measured values"
@@ -116,8 +117,8 @@ def limit_as_bar(panel: PanelSpec, points: list[Point], limits: list[bool], posi
 
 
 def overlapping(panel: PanelSpec, points: list[Point], positions: Positions) -> list[Problem]:
-    """Range panels draw observations on one line: equal values hide each other."""
-    if panel.kind != "range":
+    """Observations drawn on one line (range panels): equal values hide each other."""
+    if not kind_of(panel.kind).hides_equal_observations:
         return []
     hidden = [(p.label, len(p.observations) - len(set(p.observations))) for p in points]
     hidden = [(label, n) for label, n in hidden if n]

@@ -13,6 +13,7 @@ from ..core.diagnostics import Problem, error
 from ..core.model import JsonPath, Positions, dotted
 from . import style
 from .entry import Extracted
+from .kinds import kind_of
 from .model import PanelSpec, Point
 from .uncertainty import is_number
 from .units import same_unit, unit_key
@@ -20,7 +21,7 @@ from .units import same_unit, unit_key
 
 def panel_unit(panel: PanelSpec, extracted: list[Extracted], positions: Positions) -> tuple[str, list[Problem]]:
     """The panel's display unit, or the problems that make it ambiguous."""
-    if panel.kind == "status":
+    if not kind_of(panel.kind).value_axis:
         return "", []
     base: JsonPath = ("panels", panel.index)
     by_unit: dict[str, list[str]] = {}

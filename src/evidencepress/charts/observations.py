@@ -1,4 +1,7 @@
-"""Raw observations: a ``y`` that yields a list of numbers, drawn as dots with a derived median."""
+"""Raw observations: a ``y`` that yields a list of numbers, drawn as dots.
+
+Range panels derive their median and observed range; dot panels derive nothing
+(a summary and an interval only as the export reports them)."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from ..core.diagnostics import Problem
 from . import style
 from .entry import Context, Extracted, describe, entry_name, plain_row, unit_text
 from .fieldpath import Missing, get_path
+from .kinds import kind_of
 from .model import Point, Whisker
 from .select import Selected
 from .uncertainty import is_number
@@ -28,7 +32,7 @@ def observations(
             )
         ]
     numbers = tuple(v for v in values if v is not None)
-    if ctx.panel.kind == "dot":
+    if kind_of(ctx.panel.kind).values == "observations":  # as reported: nothing derived
         return _dot(item, values, numbers, common, unit, ctx)
     median = statistics.median(numbers) if numbers else None
     whisker = Whisker("range", style.LEGEND_RANGE, low=min(numbers), high=max(numbers)) if numbers else None

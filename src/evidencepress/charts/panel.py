@@ -50,7 +50,8 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[Bu
     items, extracted, problems = _extract_all(selected, ctx)
     if problems:
         return None, _merge(problems)
-    unmapped = [e.point.state for e in extracted if kind_of(panel.kind).values == "state" and not e.point.tone]
+    kind = kind_of(panel.kind)
+    unmapped = [e.point.state for e in extracted if kind.values == "state" and not e.point.tone]
     if unmapped:
         return None, [unmapped_problem(ctx, unmapped)]
     references, problems = _references(panel, export, ctx)
@@ -66,15 +67,16 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[Bu
                                   "draw negative values side by side (remove stacked:)")]
     unit, problems = guards.panel_unit(panel, extracted, positions)
     x_numeric = False
-    if panel.kind == "line":
+    if kind.x_axis:
         x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)
         problems += found
     separate = guards.separate_sources(points, export)
-    if panel.kind == "line" and separate and panel.series is None:
+    by_source = separate and kind.x_axis  # an x axis has no blocks: sources kept apart are series
+    if by_source and panel.series is None:
         points = [replace(p, series=p.source) for p in points]
     series = (
         tuple(dict.fromkeys(p.series for p in points if p.series))
-        if panel.series or panel.columns or any(i.series for i in items) or (separate and panel.kind == "line")
+        if panel.series or panel.columns or any(i.series for i in items) or by_source
         else ()
     )
     problems += guards.series_count(panel, series, positions)
@@ -137,10 +139,11 @@ def _warnings(
     kinds = [checks.quantity(item, panel.y) for item in items]
     denominators = [checks.denominator(item.entry) for item in items]
     limit = [checks.is_limit(item, p.label) for item, p in zip(items, points)]
-    mixed = [] if panel.kind == "bar" and any(limit) and not all(limit) else kinds
+    # A limit drawn as a bar is warned of once, as such, not also as a different quantity.
+    mixed = [] if kind_of(panel.kind).compares_by_length and any(limit) and not all(limit) else kinds
     return (
         checks.single_value(panel, points, bool(references), positions)
-        + checks.mixed_kinds(panel, points, mixed if panel.kind != "status" else [], denominators, positions)
+        + checks.mixed_kinds(panel, points, mixed, denominators, positions)
         + checks.limit_as_bar(panel, points, limit, positions)
         + checks.overlapping(panel, points, positions)
         + list(checks.id_labels(panel, items, points, positions))

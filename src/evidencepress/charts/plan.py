@@ -47,12 +47,12 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
         # Too many columns for this width (a phone): one row per item and column instead.
         points = tuple(replace(p, label=f"{p.label} \u2014 {p.series}", series="") for p in points)
         series = ()
-    groups = _groups(points, separate and kind.name != "line", bool(series) and kind.name != "line")
-    horizontal = (kind.name == "bar" and (force_horizontal or panel.stacked)) or kind.horizontal(
+    blocks = separate and not kind.x_axis  # sources kept apart start blocks of slots (on an x axis: series)
+    groups = ([] if built.x_numeric else _categories(points)) if kind.x_axis else _groups(points, blocks, bool(series))
+    # Stacked parts lie end to end along a horizontal value axis (spec.py refuses ``stacked`` where not read).
+    horizontal = force_horizontal or panel.stacked or kind.horizontal(
         groups, separate, where, _value_px(points, built.unit, built.references)
     )
-    if kind.name == "line":
-        groups = [] if built.x_numeric else _categories(points)
     columns = _status_columns(panel, series) if grid and (series or not panel.columns) else ()
     cell_lines = (
         [
@@ -65,18 +65,18 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
     )
     least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
     slots, plot_height = layout.place_slots(
-        groups, horizontal, kind.stacked and not panel.stacked, separate and kind.name != "line", where, cell_lines,
+        groups, horizontal, kind.stacked and not panel.stacked, blocks, where, cell_lines,
         _category_prefix(built), least,
     )
     mark_label = panel.mark_label or (f"{_field_name(panel.mark)} as reported" if panel.mark else "")
     legend = kind.legend(LegendInput(points, series, built.references, _series_prefix(built), mark_label))
-    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind.name == "line" else plot_height)
+    box = PanelBox(0, 0, (), (), 0, where.line_plot if kind.x_axis else plot_height)
     return PanelPlan(
         title=panel.title,
         kind=kind.name,
         horizontal=horizontal,
         unit=built.unit,
-        x_label=(panel.x_label or _field_name(panel.x)) if kind.name == "line" else "",
+        x_label=(panel.x_label or _field_name(panel.x)) if kind.x_axis else "",
         x_numeric=built.x_numeric,
         points=points,
         slots=slots,
@@ -107,9 +107,10 @@ def _field_name(path: str) -> str:
 
 
 def _category_prefix(built: BuiltPanel) -> str:
-    """``draft tokens: `` when every category is a bare number or boolean, which says nothing alone."""
+    """``draft tokens: `` when every category is a bare number or boolean, which says nothing alone
+    (x on an axis has its axis title instead)."""
     panel = built.spec
-    if panel.kind == "line" or panel.x == "label" or not built.points:
+    if kind_of(panel.kind).x_axis or panel.x == "label" or not built.points:
         return ""
     if all(_BARE.match(p.label) for p in built.points):
         return _field_name(panel.x) + ": "
@@ -171,13 +172,7 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
 def _chart(
     spec: ChartSpec, panels: list[BuiltPanel], positions: Positions, fence_line: int, where: layout.Canvas
 ) -> ChartPlan:
-    plans = [_panel_plan(built, where) for built in panels]
-    if any(p.kind == "bar" and p.horizontal for p in plans):
-        # Bar panels of one chart share an orientation: horizontal when any needs it.
-        plans = [
-            _panel_plan(built, where, force_horizontal=True) if plan.kind == "bar" else plan
-            for built, plan in zip(panels, plans)
-        ]
+    plans = _oriented([_panel_plan(built, where) for built in panels], panels, where)
     heading = layout.title_lines(spec.title, where)
     top = layout.panels_top(heading)
     placed: list[PanelPlan] = []
@@ -209,6 +204,17 @@ def _chart(
         cache_key="",
     )
     return replace(chart, cache_key=cache_key(chart))
+
+
+def _oriented(plans: list[PanelPlan], panels: list[BuiltPanel], where: layout.Canvas) -> list[PanelPlan]:
+    """Panels of a kind that shares its orientation (bars) turn horizontal together when any one must."""
+    sharing = [kind_of(plan.kind).shares_orientation for plan in plans]
+    if not any(share and plan.horizontal for share, plan in zip(sharing, plans)):
+        return plans
+    return [
+        _panel_plan(built, where, force_horizontal=True) if share else plan
+        for built, plan, share in zip(panels, plans, sharing)
+    ]
 
 
 def _place(plan: PanelPlan, top: int, where: layout.Canvas) -> PanelPlan:

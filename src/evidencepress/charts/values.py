@@ -118,12 +118,12 @@ def _holder(entry: Mapping[str, Any], y: str) -> Mapping[str, Any]:
 def _whisker(
     item: Selected, holder: Mapping[str, Any], y: Any, label: str, ctx: Context
 ) -> tuple[Whisker | None, str, list[Problem]]:
-    panel = ctx.panel
-    if panel.kind == "interval":
+    mode = kind_of(ctx.panel.kind).values
+    if mode == "interval":
         return _interval(item, holder, y, label, ctx)
     uncertainty = holder.get("uncertainty")
     whisker, note = from_uncertainty(uncertainty, label)
-    if panel.kind == "range" and y is not None and (whisker is None or whisker.kind != "range"):
+    if mode == "range" and y is not None and (whisker is None or whisker.kind != "range"):
         return (
             None,
             "",

@@ -8,6 +8,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .. import style
+from ..kinds import Kind, kind_of
 from ..model import LegendItem, PanelPlan
 from .common import WHISKER_KINDS, Frame
 
@@ -17,7 +18,7 @@ def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     top = panel.box.top + len(panel.box.title_lines) * style.PANEL_TITLE_LINE + 3
     for number, row in enumerate(panel.box.legend_rows):
         items = [panel.legend[i] for i in row]
-        handles = [_handle(item, panel.kind) for item in items]
+        handles = [_handle(item, kind_of(panel.kind)) for item in items]
         whisker = HandlerLine2D(numpoints=2)
         handler_map = {h: whisker for h, item in zip(handles, items) if item.kind in WHISKER_KINDS}
         fig.legend(
@@ -38,14 +39,20 @@ def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
         )
 
 
-def _handle(item: LegendItem, kind: str) -> Patch | Line2D:
+def _series_handle(item: LegendItem, kind: Kind) -> Patch | Line2D:
+    if kind.series_swatch == "patch":
+        return Patch(facecolor=item.color, edgecolor="none")
+    linewidth = 2 if kind.series_swatch == "line" else 0
+    return Line2D([], [], color=item.color, marker="o", markersize=6, linewidth=linewidth)
+
+
+def _handle(item: LegendItem, kind: Kind) -> Patch | Line2D:
+    """The legend's sample of an entry, drawn as the panel's kind draws it."""
     if item.kind == "series":
-        if kind == "bar":
-            return Patch(facecolor=item.color, edgecolor="none")
-        return Line2D([], [], color=item.color, marker="o", markersize=6, linewidth=2 if kind == "line" else 0)
+        return _series_handle(item, kind)
     if item.kind in WHISKER_KINDS:
         return Line2D([], [], color=item.color, linewidth=1.2, marker="|", markersize=8, markeredgewidth=1.2)
-    if item.kind == "observation" and kind == "dot":
+    if item.kind == "observation" and kind.filled_observations:
         return Line2D([], [], linestyle="none", marker="o", markersize=6, color=style.PALETTE[0])
     if item.kind == "observation":
         return Line2D(

@@ -1,10 +1,14 @@
 """The registry of chart kinds: one module per kind, one entry each.
 
 A kind says which optional panel keys it reads, how an entry's ``y`` becomes a
-point (a number, raw observations or a state), how its panel is laid out
-(orientation, bands over and under the plot), what its legend holds, and how
-it is drawn. Planning reads the registry without importing matplotlib: each
-kind imports its drawing helpers inside ``draw``.
+point (a number, a number with its reported interval or observed range, raw
+observations or a state), how its panel is laid out (orientation, an x axis
+or category slots, bands over and under the plot), which warnings apply to it,
+what its legend holds, and how it is drawn. Planning reads the registry without
+importing matplotlib: each kind imports its drawing helpers inside ``draw``.
+
+The registry is sealed: code outside ``kinds/`` asks a panel's kind what it
+does (``kind_of(panel.kind).x_axis``), never which kind it is by name.
 
 Adding a kind: write ``kinds/<name>.py`` with a ``KIND``, list it in
 ``_MODULES`` and add its name to the ``kind`` enum of ``chart.schema.json``.
@@ -16,7 +20,8 @@ import functools
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..model import LegendItem, PanelPlan, Point, Reference, Slot
 
@@ -30,6 +35,13 @@ KIND_KEYS = frozenset(
 
 Finish = Callable[[], None]
 Draw = Callable[[Any, Any, PanelPlan], "Finish | None"]  # (Figure, Frame, panel) -> work after alignment
+
+# How an entry's y becomes a point: "number" (its whisker, if any, from its uncertainty), "interval" (a
+# number with the interval reported for it: the panel's interval field or a CI), "range" (raw observations,
+# a median and their range derived; or a number with its observed range), "observations" (raw observations,
+# summarised only by what the export reports) or "state".
+Values = Literal["number", "interval", "range", "observations", "state"]
+Swatch = Literal["patch", "line", "marker"]  # a series in the legend: a filled patch, a line through a marker, a marker
 
 
 @dataclass(frozen=True)
@@ -45,15 +57,25 @@ class LegendInput:
 class Kind:
     name: str
     keys: frozenset[str]  # which of KIND_KEYS the kind reads
-    values: str  # "number", "observations" (a list of numbers per entry) or "state"
+    values: Values
     horizontal: Callable[[list[Group], bool, Canvas, list[float]], bool]
     stacked: bool  # the points of one category sit one under the other (else side by side: grid columns)
     legend: Callable[[LegendInput], tuple[LegendItem, ...]]
     above: Callable[[PanelPlan, Canvas], int]  # px over the plot (a unit, column headers)
     below: Callable[[bool, tuple[Slot, ...]], int]  # px under the plot
     draw: Draw
-    unit: bool = True  # the panel has a value axis with a unit
+    value_axis: bool = True  # numbers on a value axis, in one unit (else no unit and no scale to read values on)
     slot_px: Callable[[list[Point]], int] = lambda points: 0  # least height of a category's slot
+    # Points sit along an x axis (numbers or ordered categories) and are joined, not set in category slots;
+    # an axis has no blocks, so sources kept apart are told apart as series.
+    x_axis: bool = False
+    shares_orientation: bool = False  # the chart's panels of this kind turn horizontal together when one must
+    # A value is read as a length from zero beside its neighbours: values over different denominators
+    # mislead, and a limit belongs on a reference line, not among them.
+    compares_by_length: bool = False
+    series_swatch: Swatch = "marker"
+    filled_observations: bool = False  # raw observations are dots in their series' colour (else open rings)
+    hides_equal_observations: bool = False  # raw observations share one line: equal values hide each other
 
 
 _MODULES = ("bar", "line", "range", "interval", "status", "dot")
@@ -61,10 +83,11 @@ _MODULES = ("bar", "line", "range", "interval", "status", "dot")
 
 @functools.cache
 def registry() -> Mapping[str, Kind]:
-    """Every registered kind by name."""
+    """Every registered kind by name (read-only)."""
     kinds = (importlib.import_module(f"{__name__}.{name}").KIND for name in _MODULES)
-    return {kind.name: kind for kind in kinds}
+    return MappingProxyType({kind.name: kind for kind in kinds})
 
 
 def kind_of(name: str) -> Kind:
+    """The registered kind of that name (a panel's ``kind``)."""
     return registry()[name]

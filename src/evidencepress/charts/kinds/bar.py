@@ -158,4 +158,7 @@ KIND = Kind(
     above=layout.unit_above,
     below=layout.axis_below,
     draw=draw,
+    shares_orientation=True,
+    compares_by_length=True,
+    series_swatch="patch",
 )

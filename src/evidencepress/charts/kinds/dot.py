@@ -119,4 +119,5 @@ KIND = Kind(
     below=layout.axis_below,
     draw=draw,
     slot_px=slot_px,
+    filled_observations=True,
 )

@@ -68,7 +68,7 @@ def legend(given: LegendInput) -> tuple[LegendItem, ...]:
 KIND = Kind(
     name="interval",
     keys=frozenset({"reference", "interval", "unit"}),
-    values="number",
+    values="interval",
     horizontal=layout.always_horizontal,
     stacked=True,
     legend=legend,

@@ -263,4 +263,6 @@ KIND = Kind(
     above=layout.unit_above,
     below=lambda horizontal, slots: layout.axis_below(horizontal, slots, axis_title=True),
     draw=draw,
+    x_axis=True,
+    series_swatch="line",
 )

@@ -92,4 +92,5 @@ KIND = Kind(
     above=layout.unit_above,
     below=layout.axis_below,
     draw=draw,
+    hides_equal_observations=True,
 )

@@ -150,5 +150,5 @@ KIND = Kind(
     above=above,
     below=lambda horizontal, slots: 6,
     draw=draw,
-    unit=False,
+    value_axis=False,
 )

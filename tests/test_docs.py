@@ -438,3 +438,65 @@ def test_the_readme_links_every_page_of_the_docs() -> None:
     linked = {str(t.attrs["href"]) for t in inline_tokens(REPO / "README.md") if t.type == "link_open"}
     pages = {name(page) for page in DOCS.rglob("*.md")} | {"CONTRIBUTING.md", "CHANGELOG.md", "LICENSE"}
     assert pages <= linked, f"README.md does not link {sorted(pages - linked)}"
+
+
+# --- architecture ----------------------------------------------------------------------------
+
+
+def defined_classes(module: Path) -> set[str]:
+    return {node.name for node in ast.walk(ast.parse(module.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ClassDef)}
+
+
+def test_the_architecture_names_types_where_they_are_defined() -> None:
+    page = DOCS / "architecture.md"
+    (rows,) = tables(page, "The values between stages")
+    for row in rows:
+        (module,) = code_spans(row[1])
+        names = [span for span in code_spans(row[0]) if re.fullmatch(r"[A-Z]\w+", span)]
+        assert names, f"{name(page)}: a row without a type: {row}"
+        missing = set(names) - defined_classes(PACKAGE / module)
+        assert not missing, f"{name(page)}: {sorted(missing)} not defined in {module}"
+
+
+def test_the_architecture_lists_every_package_and_only_modules_that_exist() -> None:
+    page = DOCS / "architecture.md"
+    (rows,) = tables(page, "The package")
+    listed = {code_spans(row[0])[0].rstrip("/") for row in rows}
+    packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert packages | {"cli.py"} == listed, f"{name(page)}: the packages of src/evidencepress/"
+    for row in rows:
+        package = PACKAGE / code_spans(row[0])[0].rstrip("/")
+        named = set(re.findall(r"`([\w/]+\.(?:py|js))`", row[2]))
+        for module in named:
+            assert (package / module).exists(), f"{name(page)}: {package.name}/{module} does not exist"
+        if package.is_dir():
+            modules = {p.name for p in package.glob("*.py") if p.name != "__init__.py"}
+            assert modules <= named, f"{name(page)}: {package.name}/ has {sorted(modules - named)}, not described"
+
+
+def test_the_how_to_sections_of_the_architecture_name_what_exists() -> None:
+    """Adding a chart kind, a condition key, a derived page: each name the steps use is there."""
+    def defines(module: str, wanted: str) -> bool:
+        tree = ast.parse((PACKAGE / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == wanted:
+                return True
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == wanted for t in node.targets):
+                return True
+        return False
+
+    text = (DOCS / "architecture.md").read_text(encoding="utf-8")
+    for module, wanted in (("charts/kinds/__init__.py", "_MODULES"), ("charts/kinds/__init__.py", "KIND_KEYS"),
+                           ("charts/kinds/__init__.py", "Kind"), ("charts/style.py", "RENDERER_VERSION"),
+                           ("site/index.py", "index_site"), ("site/index.py", "generated_paths"),
+                           ("site/index.py", "CatalogEntry"), ("build/render.py", "_render_the_rest"),
+                           ("build/recipe.py", "build_site"), ("build/recipe.py", "check_site"),
+                           ("build/recipe.py", "site_files"), ("build/plan.py", "plan_site"),
+                           ("build/plan.py", "load_setup")):
+        assert re.search(rf"`[^`]*\b{wanted}\b[^`]*`", text), f"docs/architecture.md no longer names {wanted}"
+        assert defines(module, wanted), f"docs/architecture.md: {wanted} is not in {module} any more"
+    conditions = SCHEMAS.documents["conditions.schema.json"]["$defs"]
+    assert "x-recommended" in conditions["result_conditions"] and "properties" in conditions["known"]
+    kind = (PACKAGE / "charts/kinds/interval.py").read_text(encoding="utf-8")
+    assert "KIND = Kind(" in kind and "def draw(fig" in kind

@@ -490,7 +490,7 @@ def test_the_how_to_sections_of_the_architecture_name_what_exists() -> None:
     for module, wanted in (("charts/kinds/__init__.py", "_MODULES"), ("charts/kinds/__init__.py", "KIND_KEYS"),
                            ("charts/kinds/__init__.py", "Kind"), ("charts/style.py", "RENDERER_VERSION"),
                            ("site/index.py", "index_site"), ("site/index.py", "generated_paths"),
-                           ("site/index.py", "CatalogEntry"), ("build/render.py", "_render_the_rest"),
+                           ("site/index.py", "CatalogEntry"), ("build/render.py", "render_generated"),
                            ("build/recipe.py", "build_site"), ("build/recipe.py", "check_site"),
                            ("build/recipe.py", "site_files"), ("build/plan.py", "plan_site"),
                            ("build/plan.py", "load_setup")):

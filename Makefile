@@ -9,10 +9,12 @@ STAMP := $(VENV)/.installed
 build: $(STAMP)
 	$(BIN)/evidencepress build
 
-# Lint and types first (fast), then the suite on every core; pytest's exit code 5 (no test ran) fails.
+# Lint, types and the layer contract (.importlinter) first (fast), then the suite on every core;
+# pytest's exit code 5 (no test ran) fails.
 test: $(STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy --strict src
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q -n auto
 
 check: $(STAMP)

@@ -63,7 +63,7 @@ def _module_constants(tree: ast.Module) -> dict[str, frozenset[str]]:
 
 def _compared(node: ast.Compare) -> list[tuple[ast.expr, ast.expr]]:
     operands = [node.left, *node.comparators]
-    pairs = zip(node.ops, operands, operands[1:])
+    pairs = zip(node.ops, operands, operands[1:], strict=False)
     return [(a, b) for op, a, b in pairs if isinstance(op, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))]
 
 

@@ -78,7 +78,7 @@ def drawn_texts(plan: ChartPlan) -> list[str]:
 
 
 def test_every_kind_draws_an_svg_of_the_planned_size(plans: list[ChartPlan], svgs: list[bytes]) -> None:
-    for plan, svg in zip(plans, svgs):
+    for plan, svg in zip(plans, svgs, strict=True):
         head = svg[:1200].decode()
         assert head.startswith("<?xml")
         assert f'width="{plan.width}" height="{plan.height}" viewBox="0 0 {plan.width * 0.75:g} {plan.height * 0.75:g}"' in head

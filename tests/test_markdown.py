@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from evidencepress.content.markdown import render_tokens, tokenize
+from evidencepress.content.markdown import tokenize
+from evidencepress.output.body import render_tokens
 
 
 def _html(text: str) -> str:

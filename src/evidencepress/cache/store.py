@@ -11,6 +11,7 @@ locked or foreign only costs time: reads miss and the next commit replaces it.
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import sqlite3
 import threading
@@ -261,10 +262,8 @@ class Store:
         self._close()
         assert self.path is not None
         for suffix in ("", "-journal", "-wal", "-shm"):
-            try:
+            with contextlib.suppress(OSError):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-            except OSError:
-                pass
 
 
 def _insert(db: sqlite3.Connection, key: str, data: bytes, now: float) -> None:
@@ -382,8 +381,6 @@ def _prune_entries(db: sqlite3.Connection, bound: int, used_since: float | None)
         if db.in_transaction:
             db.execute("ROLLBACK")
         raise
-    try:
+    with contextlib.suppress(sqlite3.Error):
         db.executescript("PRAGMA incremental_vacuum;")  # the freed pages leave the file (execute() frees one)
-    except sqlite3.Error:
-        pass
     return len(doomed)

@@ -110,7 +110,7 @@ def mixed_kinds(
 def limit_as_bar(panel: PanelSpec, points: list[Point], limits: list[bool], positions: Positions) -> list[Problem]:
     if not kind_of(panel.kind).compares_by_length or not any(limits) or all(limits):
         return []
-    names = [p.label for p, limit in zip(points, limits) if limit]
+    names = [p.label for p, limit in zip(points, limits, strict=False) if limit]
     message = f"{', '.join(repr(n) for n in names)} {'is a limit' if len(names) == 1 else 'are limits'} drawn as a bar beside measured values"
     hint = "draw a limit or capacity as a line: reference: {pointer: /…, label: …}, and keep the bars for what was measured"
     return [_at(panel, positions, "select", message, "chart-limit-as-bar", hint)]
@@ -135,7 +135,7 @@ def id_labels(panel: PanelSpec, items: list[Selected], points: list[Point], posi
     """A category, series or pointer label that shows an internal id the author did not choose."""
     chosen = {shown for _, shown in panel.names}
     seen: set[str] = set()
-    for item, point in zip(items, points):
+    for item, point in zip(items, points, strict=False):
         texts = [("x", point.label, _ID_FIELDS.search(panel.x) is not None), ("series", point.series, _ID_FIELDS.search(panel.series or "") is not None)]
         for key, text, id_field in texts:
             if not text or text in chosen or text in seen:

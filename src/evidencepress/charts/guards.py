@@ -82,7 +82,7 @@ def line_x(
     base: JsonPath = ("panels", panel.index)
     path = base + ("x",) if "x" in panel.given else base
     where = positions.of_key(path) if path != base else positions.of_value(base)
-    missing = [e.point.label for e, x in zip(extracted, raw_x) if x is None]
+    missing = [e.point.label for e, x in zip(extracted, raw_x, strict=False) if x is None]
     if missing:
         message = f"x ({panel.x}) is not reported for {_some(missing)}; a line cannot place a point without x"
         return False, [error(where, message, "chart-kind", dotted(path), "narrow the selection or use a bar panel")]

@@ -138,7 +138,7 @@ def _warnings(
     """Charts that draw but read wrong: one value, unlike quantities, limits as bars, hidden points, ids."""
     kinds = [checks.quantity(item, panel.y) for item in items]
     denominators = [checks.denominator(item.entry) for item in items]
-    limit = [checks.is_limit(item, p.label) for item, p in zip(items, points)]
+    limit = [checks.is_limit(item, p.label) for item, p in zip(items, points, strict=False)]
     # A limit drawn as a bar is warned of once, as such, not also as a different quantity.
     mixed = [] if kind_of(panel.kind).compares_by_length and any(limit) and not all(limit) else kinds
     return (

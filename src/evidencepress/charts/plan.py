@@ -95,7 +95,7 @@ def _value_px(points: tuple[Point, ...], unit: str, references: tuple[Reference,
     labels = value_labels(points, unit, references)
     return [
         style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else text, style.SIZE_VALUE)
-        for p, text in zip(points, labels)
+        for p, text in zip(points, labels, strict=False)
     ]
 
 
@@ -209,11 +209,11 @@ def _chart(
 def _oriented(plans: list[PanelPlan], panels: list[BuiltPanel], where: layout.Canvas) -> list[PanelPlan]:
     """Panels of a kind that shares its orientation (bars) turn horizontal together when any one must."""
     sharing = [kind_of(plan.kind).shares_orientation for plan in plans]
-    if not any(share and plan.horizontal for share, plan in zip(sharing, plans)):
+    if not any(share and plan.horizontal for share, plan in zip(sharing, plans, strict=True)):
         return plans
     return [
         _panel_plan(built, where, force_horizontal=True) if share else plan
-        for built, plan, share in zip(panels, plans, sharing)
+        for built, plan, share in zip(panels, plans, sharing, strict=False)
     ]
 
 

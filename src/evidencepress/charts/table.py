@@ -42,7 +42,7 @@ def chart_table(plan: ChartPlan) -> ChartTable:
     titles = list(dict.fromkeys(row.panel for row in plan.rows))
     titled = len(titles) > 1 and any(titles)
     groups: list[TableGroup] = []
-    for row, line in zip(plan.rows, cells):
+    for row, line in zip(plan.rows, cells, strict=False):
         shown = tuple(line[i] for i in kept)
         title = row.panel if titled else ""
         if groups and groups[-1].title == title:

@@ -19,12 +19,12 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from enum import Enum
+from enum import StrEnum
 
 from .model import Location as Location  # noqa: PLC0414 - re-exported: every Problem carries one
 
 
-class Severity(str, Enum):
+class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"  # information only (a draft left out); never fails a build, even with --strict

@@ -21,13 +21,14 @@ from markupsafe import Markup
 from ..charts import chart_table, inline_svg
 from ..checks.config import SiteConfig
 from ..checks.page import Page
-from ..content.markdown import headings, render_tokens
+from ..content.markdown import headings
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
 from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
 from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .article_md import article_markdown
+from .body import render_tokens
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld

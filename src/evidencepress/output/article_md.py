@@ -79,7 +79,7 @@ def _body(page: Page) -> str:
             continue
         start, end = token.map
         if start == page.export_index:
-            if 0 < start and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
+            if start > 0 and end < len(lines) and not lines[start - 1].strip() and not lines[end].strip():
                 end += 1  # do not leave two blank lines where the fence stood
             replaced.append((start, end, []))
         elif start in charts:

@@ -15,7 +15,6 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from ..content.markdown import render_tokens
 from ..core.export import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
 from ..site.index import (
@@ -35,6 +34,7 @@ from ..site.index import (
 )
 from ..site.records import Record
 from .article import SiteContext, dump_json, generated_envelope, page_context
+from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
 from .views import citation_view
 

@@ -15,6 +15,7 @@ caller goes on rendering.
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import queue
@@ -106,10 +107,8 @@ class PagefindService:
         except (BrokenPipeError, ValueError):  # the process is gone: the reader reports it
             pass
         finally:
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 stdin.close()
-            except BrokenPipeError:
-                pass
 
     def _read(self) -> None:
         stdout = self._process.stdout

@@ -13,7 +13,7 @@ import signal
 import subprocess
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -73,10 +73,8 @@ def _remove(root: Path, folder: Path) -> None:
     except GitError:
         # Half made (interrupted during `worktree add`) or already gone: delete the files, forget the entry.
         shutil.rmtree(folder, ignore_errors=True)
-        try:
+        with suppress(GitError):
             _git(root, "worktree", "prune")
-        except GitError:
-            pass
 
 
 def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:

@@ -148,10 +148,10 @@ def split_conditions(results: Sequence[Mapping[str, Any]],
     keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
     absent = itertools.repeat(ABSENT)
     # each key's values, one per result (a record cited by many results has hundreds of thousands)
-    columns = zip(*(tuple(map(found.get, keys, absent)) for found in conditions))
+    columns = zip(*(tuple(map(found.get, keys, absent)) for found in conditions), strict=False)
     shared: list[tuple[str, Any]] = []
     varying: list[str] = []
-    for key, values in zip(keys, columns):
+    for key, values in zip(keys, columns, strict=False):
         if _all_same(values):
             shared.append((key, values[0]))
         else:

@@ -20,7 +20,7 @@ def legend(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
         items = [panel.legend[i] for i in row]
         handles = [_handle(item, kind_of(panel.kind)) for item in items]
         whisker = HandlerLine2D(numpoints=2)
-        handler_map = {h: whisker for h, item in zip(handles, items) if item.kind in WHISKER_KINDS}
+        handler_map = {h: whisker for h, item in zip(handles, items, strict=True) if item.kind in WHISKER_KINDS}
         fig.legend(
             handles,
             [item.label for item in items],

@@ -89,7 +89,7 @@ def _dots(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
     values = sorted(float(v) for v in point.observations)
     to_pt = ax.transData.transform
     xs = [to_pt((v, 0))[0] for v in values]
-    for value, x, level in zip(values, xs, levels(xs, DOT_PT + 0.5)):
+    for value, _x, level in zip(values, xs, levels(xs, DOT_PT + 0.5), strict=False):
         shown = min(level, MAX_STACK - 1)
         ax.plot([value], [y - shown * STACK_PX], linestyle="none", marker="o", markersize=DOT_PT,
                 markerfacecolor=color, markeredgecolor=style.BG, markeredgewidth=0.8, zorder=3 + shown)

@@ -97,7 +97,7 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
     inside = ax.get_window_extent()
     bounds: Box = (inside.x0 + 3, inside.y0, inside.x1 + 2, inside.y1 + 22)  # clear of the y axis
     placed: list[Box] = []
-    for point, text in zip(panel.points, d.value_labels(panel)):
+    for point, text in zip(panel.points, d.value_labels(panel), strict=False):
         if point.value is None or not text:
             continue
         width = d.measure(text, style.SIZE_VALUE) / style.PX_PER_PT

@@ -75,7 +75,7 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     where = layout.canvas(frame.width)
     heads = header_lines(panel, where)
     widths = [max(w, max((style.text_px(line, style.SIZE_TICK, bold=True) for line in h), default=0) + 4)
-              for w, h in zip(column_widths(panel, where), heads + [()] * (len(columns) - len(heads)))]
+              for w, h in zip(column_widths(panel, where), heads + [()] * (len(columns) - len(heads)), strict=False)]
     width = min(sum(widths) + COLUMN_GAP * (len(columns) - 1), frame.width - style.PAD_X - left)
     ax = d.add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
     ax.set_xlim(0, width)

@@ -14,6 +14,7 @@ from evidencepress.build.recipe import BuildOptions, plan_site
 from evidencepress.build.render import site_context
 from evidencepress.cli import main
 from evidencepress.core import jsontext
+from evidencepress.core.export import ReportedResult
 from evidencepress.output.article import dump_json
 from evidencepress.output.generated import record_document, record_json
 from evidencepress.site.records import split_conditions
@@ -171,7 +172,7 @@ CONDITION_VALUES = st.sampled_from([
 def test_a_condition_is_shared_when_every_result_has_it_written_the_same(conditions: list[dict[str, object]]) -> None:
     """Shared: present in every result with the same JSON text (1, 1.0 and true differ, as do 22.5
     and 22.50); any other key varies. Core keys come first, then the others as first seen."""
-    results = [{"conditions": found} for found in conditions]
+    results = [ReportedResult({"conditions": found}) for found in conditions]
     shared, varying = split_conditions(results, ("model", "engine"))
     seen = list(dict.fromkeys(key for found in conditions for key in found))
     keys = [key for key in ("model", "engine") if key in seen] + [key for key in seen if key not in ("model", "engine")]

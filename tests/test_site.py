@@ -362,6 +362,7 @@ def test_a_site_without_sections_lists_its_pages_everywhere(tmp_path: Path) -> N
 
 def test_conditions_are_shared_only_when_written_the_same() -> None:
     """22.5 and 22.50, 1 and 1.0, true and 1, -0 and 0, a missing key and null: each pair varies."""
+    from evidencepress.core.export import ReportedResult
     from evidencepress.core.jsontext import parse_float, parse_int
     from evidencepress.site.records import split_conditions
 
@@ -370,7 +371,8 @@ def test_conditions_are_shared_only_when_written_the_same() -> None:
              "h": ({"k": [1, None]}, {"k": [1, None]}), "i": (0.0, -0.0)}
     first = {key: one for key, (one, _) in pairs.items()}
     second = {key: two for key, (_, two) in pairs.items() if two != "missing"}
-    shared, varying = split_conditions([{"conditions": first}, {"conditions": second}], core=("f",))
+    shared, varying = split_conditions([ReportedResult({"conditions": first}), ReportedResult({"conditions": second})],
+                                      core=("f",))
     assert [key for key, _ in shared] == ["f", "g", "h"]
     assert varying == ("a", "b", "c", "d", "e", "i")
 

@@ -26,26 +26,57 @@ _SCALARS = frozenset({str, int, float, bool, type(None), AuthoredFloat, Authored
 
 @dataclass(frozen=True)
 class ReportedResult:
-    """One entry of ``reported_results``, as the export wrote it (``data`` is the entry itself)."""
+    """One entry of ``reported_results`` (``data``: the entry itself, as authored). Each property
+    is the field of SPEC §4.1 of that name: its authored value, never converted; a text field
+    that is missing, null or not text (which the schema refuses on a validated page) is None."""
 
     data: Mapping[str, Any]
 
     @property
-    def record_id(self) -> str:
-        return str(self.data[RECORD_ID])
+    def record_id(self) -> str | None:
+        return _text(self.data, RECORD_ID)
 
     @property
-    def metric(self) -> str:
-        return str(self.data.get("metric", ""))
+    def label(self) -> str | None:
+        return _text(self.data, "label")
 
     @property
-    def unit(self) -> str:
-        return str(self.data.get("unit", ""))
+    def metric(self) -> str | None:
+        return _text(self.data, "metric")
+
+    @property
+    def unit(self) -> str | None:
+        return _text(self.data, "unit")
+
+    @property
+    def statistic(self) -> str | None:
+        return _text(self.data, "statistic")
+
+    @property
+    def evidence_url(self) -> str | None:
+        return _text(self.data, "evidence_url")
+
+    @property
+    def value(self) -> Any:
+        """The number as authored (AuthoredFloat, AuthoredInt), or None: not reported."""
+        return self.data.get("value")
+
+    @property
+    def uncertainty(self) -> Any:
+        """The uncertainty object of SPEC §4.1, or None."""
+        return self.data.get("uncertainty")
 
     @property
     def conditions(self) -> Mapping[str, Any]:
+        """The result's conditions by key; a key the result does not carry is absent, a condition
+        the source does not report is None."""
         found = self.data.get("conditions")
         return found if isinstance(found, dict) else {}
+
+
+def _text(data: Mapping[str, Any], key: str) -> str | None:
+    found = data.get(key)
+    return found if isinstance(found, str) else None
 
 
 def reported_results(export: Mapping[str, Any] | None) -> tuple[ReportedResult, ...]:

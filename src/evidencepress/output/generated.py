@@ -81,7 +81,7 @@ def record_document(record: Record, ctx: SiteContext) -> dict[str, Any]:
         })
         start += len(citation.results)
     envelope["articles"] = articles
-    return {"page": envelope, "facts": [], RESULTS: list(record.results),
+    return {"page": envelope, "facts": [], RESULTS: [result.data for result in record.results],
             "conditions": {}}
 
 

@@ -87,20 +87,16 @@ def citation_view(citation: Citation) -> CitationView:
 
     results = tuple(
         ResultView(
-            label=text(result.get("label")),
-            value=cell(result.get("value")).text,
-            unit=text(result.get("unit")),
-            statistic=text(result.get("statistic")),
-            uncertainty=uncertainty_text(result.get("uncertainty")),
-            conditions=tuple(condition_cell(_condition(result, key)) for key in citation.varying),
-            evidence_url=text(result.get("evidence_url")),
+            label=text(result.label),
+            value=cell(result.value).text,
+            unit=text(result.unit),
+            statistic=text(result.statistic),
+            uncertainty=uncertainty_text(result.uncertainty),
+            conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in citation.varying),
+            evidence_url=text(result.evidence_url),
         )
         for result in citation.results
     )
     shared = tuple((key, cell(value)) for key, value in citation.shared)
     return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources)
 
-
-def _condition(result: Any, key: str) -> Any:
-    conditions = result.get("conditions")
-    return conditions.get(key, ABSENT) if isinstance(conditions, dict) else ABSENT

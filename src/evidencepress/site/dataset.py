@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core import jsontext
+from ..core.export import RECORD_ID, ReportedResult, reported_results
 
 CHUNK_ROWS = 2000  # rows per chunk of a data file written piece by piece
 
@@ -114,29 +115,27 @@ def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], condition
 
 def row_values(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
     """The values of each row of a page's reported results, in the table's columns."""
-    results = export.get("reported_results") if export else None
-    if not isinstance(results, list):
-        return ()
-    return tuple(_values(path, result, conditions) for result in results if isinstance(result, dict))
+    return tuple(_values(path, result, conditions) for result in reported_results(export))
 
 
-def _values(path: str, result: Mapping[str, Any], conditions: Sequence[str]) -> tuple[Any, ...]:
-    kind, value, low, high = uncertainty_cells(result.get("uncertainty"))
-    found = result.get("conditions")
-    own = found if isinstance(found, dict) else {}
+def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tuple[Any, ...]:
+    """The row's cells: each field as authored (None where the result has none)."""
+    kind, value, low, high = uncertainty_cells(result.uncertainty)
+    fields = result.data.get
+    own = result.conditions
     return (
         path,
-        result.get("source_record_id"),
-        result.get("label"),
-        result.get("metric"),
-        result.get("value"),
-        result.get("unit"),
-        result.get("statistic"),
+        fields(RECORD_ID),
+        fields("label"),
+        fields("metric"),
+        result.value,
+        fields("unit"),
+        fields("statistic"),
         kind,
         value,
         low,
         high,
-        result.get("evidence_url"),
+        fields("evidence_url"),
         *map(own.get, conditions),
     )
 

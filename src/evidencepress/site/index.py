@@ -163,10 +163,11 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
     results = results_of(page)
     counts: dict[str, int] = {}
     for result in results:
-        counts[result["source_record_id"]] = counts.get(result["source_record_id"], 0) + 1
+        if result.record_id is not None:
+            counts[result.record_id] = counts.get(result.record_id, 0) + 1
     metrics: dict[tuple[str, str], int] = {}
     for result in results:
-        key = (str(result.get("metric", "")), str(result.get("unit", "")))
+        key = (result.metric or "", result.unit or "")
         metrics[key] = metrics.get(key, 0) + 1
     rows = row_values(page.url, page.export, conditions)
     columns = table_columns(conditions)

@@ -18,7 +18,7 @@ from ..checks.page import Page
 from ..checks.recordprose import RecordProse, record_url
 from ..checks.semantic import normalise_url
 from ..core import jsontext
-from ..core.export import objects, reported_results
+from ..core.export import ReportedResult, objects, reported_results
 from ..core.model import SourceRef, pointer
 
 FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
@@ -38,7 +38,7 @@ class Citation:
     """What one article reports of one record."""
 
     page: Page
-    results: tuple[Mapping[str, Any], ...]  # as authored, export order
+    results: tuple[ReportedResult, ...]  # as authored, export order
     shared: tuple[tuple[str, Any], ...]  # conditions with one value (null included) in every result
     varying: tuple[str, ...]  # conditions whose value differs between results, or that some lack
     mentions: tuple[Mention, ...]
@@ -50,7 +50,7 @@ class CitedRecord:
     """What one page reports of one record (a Citation without the page), found with the page."""
 
     record_id: str
-    results: tuple[Mapping[str, Any], ...]
+    results: tuple[ReportedResult, ...]
     shared: tuple[tuple[str, Any], ...]
     varying: tuple[str, ...]
     mentions: tuple[Mention, ...]
@@ -70,7 +70,7 @@ class Record:
         return record_url(self.id)
 
     @property
-    def results(self) -> tuple[Mapping[str, Any], ...]:
+    def results(self) -> tuple[ReportedResult, ...]:
         return tuple(result for citation in self.citations for result in citation.results)
 
     @property
@@ -86,13 +86,11 @@ class Record:
         return max(c.page.front.updated or c.page.front.checked for c in self.citations)
 
 
-def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+def facets(results: Iterable[ReportedResult]) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """The distinct reported values of each FACETS condition (null, i.e. not reported, left out)."""
     found: dict[str, dict[str, None]] = {name: {} for name in FACETS}
     for result in results:
-        conditions = result.get("conditions")
-        if not isinstance(conditions, Mapping):
-            continue
+        conditions = result.conditions
         for name in FACETS:
             value = conditions.get(name)
             if isinstance(value, str) and value.strip():
@@ -100,19 +98,19 @@ def facets(results: Iterable[Mapping[str, Any]]) -> tuple[tuple[str, tuple[str, 
     return tuple((name, tuple(sorted(values))) for name, values in found.items() if values)
 
 
-def results_of(page: Page) -> tuple[Mapping[str, Any], ...]:
+def results_of(page: Page) -> tuple[ReportedResult, ...]:
     """The page's reported results that are objects (the schema guarantees it; be safe anyway)."""
-    return tuple(result.data for result in reported_results(page.export))
+    return reported_results(page.export)
 
 
 def cited_records(page: Page, core: Sequence[str] = ()) -> tuple[CitedRecord, ...]:
     """Each record the page's export names, by id: the reported results that name it (exactly as
     authored, in export order), their shared and varying conditions (``core`` keys first) and the
     other export entries that name it."""
-    results: dict[str, list[Mapping[str, Any]]] = {}
+    results: dict[str, list[ReportedResult]] = {}
     for result in results_of(page):
-        if isinstance(result.get("source_record_id"), str):
-            results.setdefault(result["source_record_id"], []).append(result)
+        if result.record_id is not None:
+            results.setdefault(result.record_id, []).append(result)
     mentions = _mentions(page.export)
     found = []
     for rid in sorted(results.keys() | mentions.keys()):
@@ -139,11 +137,11 @@ def build_records(pages: Sequence[tuple[Page, tuple[CitedRecord, ...]]],
     return tuple(records)
 
 
-def split_conditions(results: Sequence[Mapping[str, Any]],
+def split_conditions(results: Sequence[ReportedResult],
                      core: Sequence[str] = ()) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...]]:
     """(conditions every result has with the same value, keys that vary): ``core`` keys first,
     in their order, then the others in the order they are first seen."""
-    conditions = [_conditions(result) for result in results]
+    conditions = [result.conditions for result in results]
     seen = dict.fromkeys(itertools.chain.from_iterable(conditions))
     keys = [key for key in core if key in seen] + [key for key in seen if key not in core]
     absent = itertools.repeat(ABSENT)
@@ -169,11 +167,6 @@ def _all_same(values: tuple[Any, ...]) -> bool:
     if len(kinds) == 1 and type(first) in _EQUAL_AS_WRITTEN:
         return values.count(first) == len(values)
     return all(_same(first, value) for value in values[1:])
-
-
-def _conditions(result: Mapping[str, Any]) -> Mapping[str, Any]:
-    found = result.get("conditions")
-    return found if isinstance(found, Mapping) else {}
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -216,6 +209,6 @@ def _mentions(export: Any) -> dict[str, list[Mention]]:
     return found
 
 
-def _sources(page: Page, results: Sequence[Mapping[str, Any]]) -> tuple[SourceRef, ...]:
-    cited = {normalise_url(str(r.get("evidence_url", ""))) for r in results}
+def _sources(page: Page, results: Sequence[ReportedResult]) -> tuple[SourceRef, ...]:
+    cited = {normalise_url(r.evidence_url or "") for r in results}
     return tuple(s for s in page.front.sources if normalise_url(s.url) in cited)

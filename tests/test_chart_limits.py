@@ -17,8 +17,8 @@ from click.testing import CliRunner
 from sitekit import article, make_site, result
 from sitekit import export as site_export
 
+from evidencepress.charts.drawing import pool_size
 from evidencepress.charts.limits import MAX_ENTRIES, MAX_LABEL
-from evidencepress.charts.render import pool_size
 from evidencepress.cli import main
 
 DECODE = HEAD + "panels:\n  - select: {where: {metric: per_request_decode_rate}}\n"

@@ -1,6 +1,6 @@
 """``evidencepress import``: a published index.md back into a source article.
 
-The inverse of markdown_out.article_markdown: the title, the metadata
+The inverse of output.article_md.article_markdown: the title, the metadata
 comment, the sources list and the Checked line become front matter; chart
 images with their spec comment become ``chart`` fences again; the trailing
 ``json`` block becomes the ``json export`` fence.

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..cache.caches import CHARTS
-from ..charts.render import cache_path, iter_charts
+from ..charts.drawing import cache_path, iter_charts
 from ..core.options import BuildOptions, StageProgress
 from .plan import SitePlan, caches_of
 

@@ -5,7 +5,7 @@ input, the schemas or templates, the configuration, and a fingerprint of this
 package's own code — never file times, so a cache entry is right or absent.
 The page and rendered caches are each one SQLite database (``pages.sqlite``,
 ``rendered.sqlite``): a build's entries go in as they are made, a batch per
-transaction, and cost no file per entry (``cachestore.Store``); each entry is
+transaction, and cost no file per entry (``store.Store``); each entry is
 right for its key, so what a failed or killed build wrote may serve the next.
 The chart cache and the build records are folders of files. Each cache has a size
 bound; :func:`prune_store` and :func:`prune` remove the least recently used

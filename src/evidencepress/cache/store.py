@@ -1,4 +1,4 @@
-"""One cache of pickled values by key, in an SQLite database file (see cache.py).
+"""One cache of pickled values by key, in an SQLite database file (see caches.py).
 
 Entries go in with transactions, which are atomic (a process killed while it
 commits leaves the database as it was), and cost no file per entry; a build

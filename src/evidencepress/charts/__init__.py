@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from ..core.diagnostics import Location, Problem, error
 from ..core.model import Document, Fence
 from ..schemas.load import SchemaSet
+from .drawing import iter_charts, render_charts
 from .model import ChartPlan, ChartRow, LegendItem, PanelPlan, Point, Slot, Whisker
 from .plan import build_plan
-from .render import iter_charts, render_charts
 from .spec import parse_spec
 from .style import RENDERER_VERSION
 from .svg import inline as inline_svg

@@ -1,6 +1,6 @@
 """What a build is asked to do: the options of `build`, `check` and `serve`.
 
-Kept apart from build.py so that the command line and the build record can
+Kept apart from build/ so that the command line and the build record can
 read them without importing the pipeline (markdown-it, jsonschema, Jinja2).
 """
 

@@ -3,7 +3,7 @@
 Templates receive model objects only and compute nothing; everything they
 show is prepared here or in the site stage. Jinja2 runs with autoescape and
 StrictUndefined. Pages across the site (records, explorer, feeds ...) are
-rendered by ``render_site.py``, ``feeds.py`` and ``data_out.py``.
+rendered by ``generated.py``, ``feeds.py`` and ``data.py``.
 """
 
 from __future__ import annotations

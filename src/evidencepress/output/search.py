@@ -7,7 +7,7 @@ bundle is returned as bytes, so the writer publishes it with the rest of the
 site in one atomic swap; nothing is written to the output folder here.
 
 The pages are handed to ``pagefind --service`` one by one as the build renders
-them (pagefind_service.py), in the order of the site, and the bundle comes back
+them (pagefind.py), in the order of the site, and the bundle comes back
 over the same pipe: nothing is written to disk, and the pages are numbered the
 same way on every machine (the command line's walk of a folder numbers them in
 the order the file system lists them, so a tmpfs and an ext4 gave different

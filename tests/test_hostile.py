@@ -10,6 +10,7 @@ NUL bytes, and an export fence written with two spaces.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ from click.testing import CliRunner
 from test_diagnostics import ARTICLE, at, report, run, tree, write_site
 
 from evidencepress.cli import main
+from evidencepress.content import read
 
 
 def _check(text: str | bytes, tmp_path: Path) -> str:
@@ -59,6 +61,25 @@ def test_a_symlink_loop_in_content_is_an_error(tmp_path: Path) -> None:
         f"content/guides/b.md: error: symlink loop: the link points (through others) at itself [path]\n  hint: {hint}",
         errors=2, breakdown=("by rule:", "  path  2 errors", "by file:", "  content/guides/a.md  1 error",
                              "  content/guides/b.md  1 error"))
+
+
+@pytest.mark.parametrize(("refusal", "message"), [
+    (RuntimeError("Symlink loop from 'a.md'"), "symlink loop: the link points (through others) at itself"),  # <= 3.12
+    (OSError(errno.ELOOP, "Too many levels of symbolic links"),  # 3.13 on
+     "symlink loop: the link points (through others) at itself"),
+    (OSError(errno.ENOENT, "No such file or directory"), "broken symlink: its target does not exist"),
+])
+def test_a_symlink_loop_is_told_from_a_broken_link_on_every_python(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refusal: Exception, message: str) -> None:
+    """``Path.resolve(strict=True)`` tells a loop by RuntimeError up to Python 3.12, by ELOOP since."""
+    os.symlink("nowhere.md", tmp_path / "a.md")
+
+    def resolve(self: Path, strict: bool = False) -> Path:
+        raise refusal
+
+    monkeypatch.setattr(read.Path, "resolve", resolve)
+    problem = read._refused(tmp_path / "a.md", tmp_path, "content/a.md")
+    assert problem is not None and problem.message == message
 
 
 def test_a_file_removed_during_the_build_is_an_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

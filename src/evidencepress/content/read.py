@@ -10,6 +10,7 @@ its path, never a traceback.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from dataclasses import dataclass
@@ -124,11 +125,12 @@ def _refused(path: Path, real_base: Path, shown: str, folder: str = "content") -
     if path.is_symlink():
         try:
             target = path.resolve(strict=True)
-        except RuntimeError:
-            return error(Location(shown), "symlink loop: the link points (through others) at itself", "path",
-                         hint="remove the link, or point it at a file")
-        except OSError:
-            target = None
+        except (RuntimeError, OSError) as exc:  # a loop: RuntimeError up to Python 3.12, OSError(ELOOP) from 3.13
+            if isinstance(exc, OSError) and exc.errno != errno.ELOOP:
+                target = None
+            else:
+                return error(Location(shown), "symlink loop: the link points (through others) at itself", "path",
+                             hint="remove the link, or point it at a file")
         if target is not None and not _inside(target, real_base):
             return error(Location(shown), f"symlink points outside {folder}/", "path",
                          hint=f"copy the file into {folder}/ instead of linking to it")

@@ -14,6 +14,7 @@ import re
 
 import yaml
 
+from ..core.jsonsyntax import problem_of
 from ..output.article_md import CHART_OPEN, CHECKED_TAIL, COMMENT_CLOSE, META_OPEN, SOURCES_HEADING
 
 _SOURCE = re.compile(
@@ -82,10 +83,12 @@ def _meta(text: str) -> tuple[dict[str, object], str]:
     end = text.find(COMMENT_CLOSE, start)
     if end < 0:
         raise ImportError_("the evidencepress comment is not closed with -->", near=META_OPEN)
+    comment = text[start + len(META_OPEN) : end]
     try:
-        meta = json.loads(text[start + len(META_OPEN) : end])
+        meta = json.loads(comment)
     except json.JSONDecodeError as exc:
-        raise ImportError_(f"the evidencepress comment is not valid JSON: {exc.msg}", near=META_OPEN) from exc
+        problem = problem_of(comment, exc).message  # the same words on every Python version
+        raise ImportError_(f"the evidencepress comment is not valid JSON: {problem}", near=META_OPEN) from exc
     if not isinstance(meta, dict):
         raise ImportError_("the evidencepress comment must hold a JSON object", near=META_OPEN)
     before = text[:start]

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..core.diagnostics import Location, Problem, error
+from ..core.jsonsyntax import EXPECTING_COMMA, EXPECTING_NAME, problem_of
 from ..core.jsontext import parse_float, parse_int
 from ..core.model import Document, JsonPath, Positions, dotted
 from .syntaxhints import explain_json
@@ -125,13 +126,15 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     try:
         value = json.loads(text, object_pairs_hook=hooks.object, parse_constant=hooks.constant,
                            parse_float=hooks.number, parse_int=hooks.integer)
-    except json.JSONDecodeError as exc:
-        explained = explain_json(text, exc.msg, exc.pos)
+    except json.JSONDecodeError as exc:  # its words and position change with the Python version: ours do not
+        problem = problem_of(text, exc)
+        explained = explain_json(text, problem.message, problem.offset)
         if explained is not None:
             where = Location(file, first_line + explained.line, explained.col + 1 + indent)
             return None, [error(where, f"invalid JSON: {explained.message}", "json", hint=explained.hint)]
-        where = Location(file, first_line + exc.lineno - 1, exc.colno + indent)
-        return None, [error(where, f"invalid JSON: {exc.msg}", "json", hint=_hint(exc.msg))]
+        line, col = problem.line_col(text)
+        where = Location(file, first_line + line - 1, col + indent)
+        return None, [error(where, f"invalid JSON: {problem.message}", "json", hint=_hint(problem.message))]
     except RecursionError:
         return None, scan.result()[2] or [error(Location(file, first_line, 1 + indent),
                                                 f"JSON nested deeper than {MAX_DEPTH} levels", "json-depth",
@@ -172,9 +175,9 @@ def _long_string(values: Iterable[Any]) -> bool:
 
 
 def _hint(message: str) -> str:
-    if "Expecting property name" in message:
+    if message == EXPECTING_NAME:
         return "remove the trailing comma, or quote the key with double quotes"
-    if "Expecting ',' delimiter" in message:
+    if message == EXPECTING_COMMA:
         return "a comma is missing between two members, or a string is not closed"
     return "check the JSON syntax at this position"
 

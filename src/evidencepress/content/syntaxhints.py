@@ -13,6 +13,8 @@ import json
 import re
 from dataclasses import dataclass
 
+from ..core.jsonsyntax import EXPECTING_NAME, EXPECTING_VALUE
+
 _KEY_LINE = re.compile(r"^(?P<indent> *)(?P<dash>(?:- +)*)(?P<key>[^\s#:'\"\[\]{}][^:#]*?):(?: |$)")
 _DASH_LINE = re.compile(r"^(?P<indent> *)- ")
 
@@ -119,20 +121,21 @@ def _spaces(count: int) -> str:
 
 
 def explain_json(text: str, message: str, offset: int) -> Explained | None:
-    """A clearer account of a ``json`` error at ``offset`` of ``text``, or None."""
+    """A clearer account of the JSON syntax error ``message`` (a ``jsonsyntax`` message, never
+    the version-bound words of ``JSONDecodeError``) at ``offset`` of ``text``, or None."""
     before = text[:offset].rstrip()
     after = text[offset:offset + 1]
     comma = len(before) - 1
-    if before.endswith(",") and after in "]}" and after and message.startswith(("Expecting value", "Expecting property")):
+    if before.endswith(",") and after in "]}" and after and message in (EXPECTING_VALUE, EXPECTING_NAME):
         line, col = _line_col(text, comma)
         last = "item of a list" if after == "]" else "member of an object"
         return Explained(line, col, f"a comma after the last {last}",
                          f"delete this comma: JSON allows no comma before `{after}`")
-    if message.startswith("Expecting value") and before.endswith(":"):
+    if message == EXPECTING_VALUE and before.endswith(":"):
         line, col = _line_col(text, offset)
         return Explained(line, col, "a key without a value", "write the value, or null when the source does not "
                          "report it")
-    if message.startswith("Expecting property name") and (after == "'" or after.isalpha()):
+    if message == EXPECTING_NAME and (after == "'" or after.isalpha()):
         line, col = _line_col(text, offset)
         return Explained(line, col, "a key without double quotes", 'JSON keys are written in double quotes: "key": value')
     return None

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import jsonschema_rs
 
 from ..core.diagnostics import Location, Problem, error
+from ..core.jsonsyntax import problem_of
 from ..core.jsontext import plain
 
 if TYPE_CHECKING:
@@ -161,12 +162,15 @@ def load_schemas(folder: Path) -> SchemaSet:
 
 def _parse(data: bytes, shown: str) -> Any:
     try:
-        return json.loads(data.decode("utf-8"))
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SchemaFileError(error(Location(shown), f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded",
                                     "schema-file", hint="save the schema as UTF-8")) from exc
-    except json.JSONDecodeError as exc:
-        raise SchemaFileError(error(Location(shown, exc.lineno, exc.colno), f"invalid JSON: {exc.msg}",
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:  # described in words that do not change with the Python version
+        problem = problem_of(text, exc)
+        raise SchemaFileError(error(Location(shown, *problem.line_col(text)), f"invalid JSON: {problem.message}",
                                     "schema-file", hint="a schema file is one JSON object")) from exc
 
 

@@ -1,16 +1,19 @@
-"""When worker processes may be forked, and the one thread allowed to run while they are.
+"""When worker processes may be forked, and the threads that stop while they are.
 
 Forked workers start at once with everything imported (matplotlib, the
-compiled schemas), but forking while another thread holds a lock would leave
-that lock held forever in the child. A build runs two kinds of threads besides
-its own: the progress heartbeat (a log line every few seconds), which writes
-under ``WRITING``, which a fork waits for (``os.register_at_fork``), so no
-child starts with a write half done; and the writer's threads, which only
-create and write files of a staged output folder, which no child touches. Any
-other thread (the dev server's) keeps the work in this process. Chart drawing,
-which needs little of this process's memory but a lot of its own, runs in
-``drawing_context`` workers: forked while this process is small, else started
-from a small server.
+compiled schemas), but forking while another thread runs would leave any lock
+it holds held forever in the child (and Python 3.12 on warns of it:
+"This process is multi-threaded, use of fork() may lead to deadlocks"). A
+build runs two kinds of threads besides its own: the progress heartbeat (a log
+line every few seconds) and the writer's threads, which create and write the
+files of a staged output folder. Both are ``Pausable``: they register
+themselves while their threads run, and every fork of this process (an
+``os.register_at_fork`` hook) first ends their threads and starts them again
+once the child exists, so no thread but the forking one is alive at a fork.
+Any other thread (the dev server's) keeps the work in this process. Chart
+drawing, which needs little of this process's memory but a lot of its own,
+runs in ``drawing_context`` workers: forked while this process is small, else
+started from a small server.
 
 ``ordered_map`` spreads work over worker processes (the pages of a large
 site to validate and render, forked; charts to draw, in ``drawing_context``);
@@ -28,7 +31,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -38,10 +41,77 @@ WRITER_THREADS = "evidencepress-write"  # the prefix of the writer's thread name
 # Below this, a forked drawing worker starts faster than a server can import matplotlib; above it
 # (the pages of a large site), forked workers copied most of this process (1 GB each at 5,000 pages).
 FORK_BELOW_BYTES = 200 * 2**20  # the example site builds in ~110 MB; 1,000 articles pass 200 MB before drawing
-WRITING = threading.Lock()  # held by the heartbeat while it writes, and across every fork
+THREAD_EXIT_YIELDS = 10_000  # at most this many sched_yield calls for an ended thread to leave the OS's count
+
+
+class Pausable(Protocol):
+    """Something that runs threads of its own which may stop for a fork."""
+
+    def pause(self) -> None:
+        """End every thread of this object (it may keep work to do after ``resume``)."""
+
+    def resume(self) -> None:
+        """Start the threads again, or let them start when next needed."""
+
+
+_running: dict[int, Pausable] = {}  # by id(), in registration order: whose threads run now
+_paused: dict[int, Pausable] = {}  # paused for a fork, until resume_after_forks
+
+
+def pause_for_forks(owner: Pausable) -> None:
+    """``owner`` runs threads: every fork of this process pauses it first (``resume_after_forks``
+    starts it again)."""
+    _running[id(owner)] = owner
+
+
+def forget(owner: Pausable) -> None:
+    """``owner``'s threads have ended for good."""
+    _running.pop(id(owner), None)
+    _paused.pop(id(owner), None)
+
+
+def resume_after_forks() -> None:
+    """The threads paused for the forks so far start again: call it once the workers are started.
+    (Not at once after each fork: Python 3.13 counts the threads for its warning after the
+    ``after_in_parent`` hooks, and a pool forks all its workers one after the other.)"""
+    while _paused:
+        _, owner = _paused.popitem()
+        if id(owner) in _running:
+            owner.resume()
+
+
+def _pause_all() -> None:
+    """Before a fork: every registered thread ends (and has left the process, as the OS counts)."""
+    if not _running:
+        return
+    counted, alive = _os_threads(), threading.active_count()
+    for key, owner in list(_running.items()):
+        owner.pause()
+        _paused[key] = owner
+    if counted is not None:
+        left = counted - (alive - threading.active_count())  # the OS's count once the ended threads are gone
+        for _ in range(THREAD_EXIT_YIELDS):  # a joined thread may take a moment more to leave it (Python 3.12)
+            if (_os_threads() or 0) <= left:
+                break
+            os.sched_yield()
+
+
+def _forget_all() -> None:
+    """In the child: the threads were not copied, and nothing of the parent's is resumed here."""
+    _running.clear()
+    _paused.clear()
+
+
+def _os_threads() -> int | None:
+    """The threads of this process as the OS counts them (Linux), else None."""
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return None
+
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=WRITING.acquire, after_in_parent=WRITING.release, after_in_child=WRITING.release)
+    os.register_at_fork(before=_pause_all, after_in_child=_forget_all)
 
 
 @contextlib.contextmanager
@@ -67,7 +137,8 @@ def _set_collector(enabled: bool) -> None:
 
 
 def fork_is_safe() -> bool:
-    """Fork is available (POSIX) and no thread but the heartbeat and the writer's runs beside this one."""
+    """Fork is available (POSIX) and no thread but the heartbeat and the writer's (which pause
+    for every fork) runs beside this one."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
@@ -165,6 +236,7 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
             try:  # a broken pool raises on submit as well as on result
                 while len(pending) < in_flight * workers and (next_chunk := next(todo, None)) is not None:
                     pending.append(submit(*next_chunk))
+                resume_after_forks()  # the workers are forked by the first submit
                 if not pending:
                     return
                 results = pending.popleft().result()

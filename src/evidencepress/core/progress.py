@@ -8,13 +8,15 @@ stages report through :meth:`Progress.update`, a ``StageProgress`` callback.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
-from .forking import HEARTBEAT_THREAD, WRITING
+from . import forking
+from .forking import HEARTBEAT_THREAD
 
 INTERVAL_SECONDS = 5.0
 
@@ -39,6 +41,8 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._width = 0
+        self._running = False  # between __enter__ and __exit__, the heartbeat's thread runs (but for a fork)
+        self._pid = os.getpid()  # of the process whose heartbeat it is
 
     def update(self, stage: str, done: int, total: int) -> None:
         with self._lock:
@@ -60,21 +64,36 @@ class Progress:
 
     def __enter__(self) -> Self:
         if not self._terminal:
-            self._thread = threading.Thread(target=self._heartbeat, name=HEARTBEAT_THREAD, daemon=True)
-            self._thread.start()
+            self._running, self._pid = True, os.getpid()
+            self.resume()
+            forking.pause_for_forks(self)
         return self
 
     def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
                  traceback: TracebackType | None) -> None:
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
+        forking.forget(self)
+        self._running = False
+        self.pause()
         if self._terminal and self._width:
             self._echo("\r" + " " * self._width + "\r")
 
-    def _heartbeat(self) -> None:
-        while not self._stop.wait(min(max(self._interval, 0.01), 1.0)):
+    def pause(self) -> None:
+        """The heartbeat's thread ends (before a fork: no child starts beside it, or mid-write)."""
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            self._thread = None
+
+    def resume(self) -> None:
+        """The heartbeat's thread starts again (the interval runs on from the last line)."""
+        if self._running and self._thread is None and self._pid == os.getpid():  # never in a forked worker
+            self._stop = threading.Event()
+            self._thread = threading.Thread(target=self._heartbeat, args=(self._stop,), name=HEARTBEAT_THREAD,
+                                            daemon=True)
+            self._thread.start()
+
+    def _heartbeat(self, stop: threading.Event) -> None:
+        while not stop.wait(min(max(self._interval, 0.01), 1.0)):
             line = self.due_line()
             if line is not None:
-                with WRITING:
-                    self._echo(line)
+                self._echo(line)

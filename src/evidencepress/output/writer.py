@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..core import forking
 from ..core.forking import WRITER_THREADS
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
@@ -156,6 +157,7 @@ class StagedFolder:
         self._first(rel)
         if self._threads is None:
             self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix=WRITER_THREADS)
+            forking.pause_for_forks(self)  # for the next fork (it may have paused them already)
         self._pending.append(self._threads.submit(self._write, rel, data))
         self.sizes[rel] = len(data)
         while len(self._pending) > MAX_PENDING:
@@ -213,7 +215,18 @@ class StagedFolder:
             if self._threads is not None:
                 self._threads.shutdown(wait=True, cancel_futures=True)
                 self._threads = None
+            forking.forget(self)
             self._pending.clear()
+
+    def pause(self) -> None:
+        """Before a fork: the files put so far are written (their errors kept for ``wait``) and the
+        threads end; the next ``put`` starts them again."""
+        if self._threads is not None:
+            self._threads.shutdown(wait=True)
+            self._threads = None
+
+    def resume(self) -> None:
+        """Nothing to do: ``put`` starts the threads when it has a file for them."""
 
     def swap(self) -> Swap:
         self.close()

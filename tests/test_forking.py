@@ -4,6 +4,7 @@ end for each fork and start again after it)."""
 
 from __future__ import annotations
 
+import _thread
 import os
 import subprocess
 import sys
@@ -54,6 +55,7 @@ def square_and_pid(number: int) -> tuple[int, int]:
     return number * number, os.getpid()
 
 
+@pytest.mark.forks
 def test_results_come_back_in_order_from_several_workers(two_cores: None) -> None:
     outcomes = list(ordered_map(square_and_pid, list(range(100)), jobs=2, min_per_worker=10, chunk=3))
     assert [square for square, _ in outcomes] == [n * n for n in range(100)]
@@ -66,6 +68,7 @@ def slow_first(number: int) -> tuple[int, int]:
     return number, os.getpid()
 
 
+@pytest.mark.forks
 def test_heavy_items_go_one_to_a_chunk_and_the_rest_fill_the_workers_around_them(two_cores: None) -> None:
     assert forking._chunks(10, 4, 3) == [(0, 1), (1, 1), (2, 1), (3, 4), (7, 3)]
     assert forking._chunks(2, 4, 3) == [(0, 1), (1, 1)]
@@ -86,6 +89,7 @@ def die_in_a_worker_at_40(number: int) -> tuple[int, int]:
     return square_and_pid(number)
 
 
+@pytest.mark.forks
 def test_a_dead_worker_leaves_the_rest_to_this_process(two_cores: None) -> None:
     outcomes = list(ordered_map(die_in_a_worker_at_40, list(range(100)), jobs=2, min_per_worker=10, chunk=4))
     assert [square for square, _ in outcomes] == [n * n for n in range(100)]
@@ -99,6 +103,7 @@ def fail_at_40(number: int) -> tuple[int, int]:
     return square_and_pid(number)
 
 
+@pytest.mark.forks
 def test_a_failure_in_a_worker_is_raised_here_with_its_own_traceback(two_cores: None) -> None:
     """Redone in this process: the exception is not a pickled copy without its traceback."""
     outcomes = ordered_map(fail_at_40, list(range(100)), jobs=2, min_per_worker=10, chunk=4)
@@ -108,6 +113,7 @@ def test_a_failure_in_a_worker_is_raised_here_with_its_own_traceback(two_cores: 
     assert raised.value.__cause__ is None
 
 
+@pytest.mark.forks
 def test_a_template_error_met_in_a_worker_names_its_template_line(tmp_path: Path, two_cores: None) -> None:
     root = many_pages(tmp_path, 80)
     (root / "templates").mkdir()
@@ -121,6 +127,7 @@ def test_a_template_error_met_in_a_worker_names_its_template_line(tmp_path: Path
         assert not (root / "_site").exists()
 
 
+@pytest.mark.forks
 def test_fork_is_safe_beside_the_heartbeat_and_the_writer_only(tmp_path: Path, two_cores: None) -> None:
     assert fork_is_safe()
     with running_thread(HEARTBEAT_THREAD):
@@ -135,6 +142,44 @@ def test_fork_is_safe_beside_the_heartbeat_and_the_writer_only(tmp_path: Path, t
         assert PARENT not in pids  # pages put after the first file are still rendered in workers
 
 
+@pytest.mark.forks
+def test_a_thread_python_does_not_know_of_keeps_work_in_this_process(two_cores: None) -> None:
+    """A native library's thread (here one of ``_thread``, which ``threading`` does not list)."""
+    assert fork_is_safe()
+    started, stop = threading.Event(), threading.Lock()
+    stop.acquire()
+
+    def native() -> None:
+        started.set()
+        with stop:
+            pass
+
+    _thread.start_new_thread(native, ())
+    started.wait()
+    try:
+        assert not fork_is_safe()
+        assert {pid for _, pid in ordered_map(square_and_pid, list(range(100)), jobs=2, min_per_worker=10)} == {PARENT}
+        assert forking.drawing_context().get_start_method() != "fork"
+    finally:
+        stop.release()
+    for _ in range(1_000_000):  # until the OS has let the thread go (the next test forks again)
+        if not forking._unknown_threads():
+            break
+        os.sched_yield()
+    assert fork_is_safe()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the threads in /proc")
+def test_a_chart_drawn_in_this_process_leaves_no_thread_that_would_stop_forks() -> None:
+    """numpy's OpenBLAS, imported with matplotlib, started a thread per core beside this one."""
+    script = ("import os; from evidencepress.charts import render; from evidencepress.charts import draw; "
+              "from evidencepress.core.forking import fork_is_safe; "
+              "print(len(os.listdir('/proc/self/task')), fork_is_safe())")
+    env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert result.stdout.split() == ["1", "True"]
+
+
 def test_lean_workers_are_not_children_of_this_process() -> None:
     """Chart workers start from a small server (or afresh), so they hold none of a large site."""
     context = forking.lean_context()
@@ -142,6 +187,7 @@ def test_lean_workers_are_not_children_of_this_process() -> None:
         assert pool.submit(os.getppid).result() != PARENT  # safe whatever threads run
 
 
+@pytest.mark.forks
 def test_drawing_workers_are_forked_only_from_a_small_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forking, "FORK_BELOW_BYTES", 2**60)  # this process counts as small
     assert forking.drawing_context().get_start_method() == "fork"
@@ -196,6 +242,7 @@ def test_no_thread_runs_beside_a_fork_not_even_the_heartbeat_or_the_writer(tmp_p
     assert "multi-threaded" not in result.stderr
 
 
+@pytest.mark.forks
 def test_pages_validated_in_workers_equal_pages_validated_here(tmp_path: Path, two_cores: None) -> None:
     root = many_pages(tmp_path, 70)
     schemas = load_schemas(schema_folder(root))

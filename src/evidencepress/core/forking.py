@@ -110,6 +110,11 @@ def _os_threads() -> int | None:
         return None
 
 
+# numpy's OpenBLAS starts a thread per core when imported (by matplotlib, when a chart is drawn in this
+# process), and a thread this process cannot pause means no forked workers for the pages after it.
+# Drawing multiplies no large matrices: one BLAS thread, unless the environment asks for more.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(before=_pause_all, after_in_child=_forget_all)
 
@@ -138,12 +143,19 @@ def _set_collector(enabled: bool) -> None:
 
 def fork_is_safe() -> bool:
     """Fork is available (POSIX) and no thread but the heartbeat and the writer's (which pause
-    for every fork) runs beside this one."""
+    for every fork) runs beside this one: none that Python started, nor one it does not know of
+    (a native library's, such as OpenBLAS's once numpy is imported, or a test runner's)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         return False
     others = [t for t in threading.enumerate() if t is not threading.current_thread()]
-    return threading.current_thread() is threading.main_thread() and all(
+    return threading.current_thread() is threading.main_thread() and not _unknown_threads() and all(
         t.name == HEARTBEAT_THREAD or t.name.startswith(WRITER_THREADS + "_") for t in others)
+
+
+def _unknown_threads() -> bool:
+    """The OS counts more threads in this process than ``threading`` knows of."""
+    counted = _os_threads()
+    return counted is not None and counted > threading.active_count()
 
 
 def drawing_context(preload: Sequence[str] = ()) -> BaseContext:

@@ -1,0 +1,45 @@
+"""Tests marked ``forks`` check work done in forked workers. Where this process runs a thread
+that Python does not know of (pytest-xdist's own, which talks to the controller), evidencepress
+does not fork (``forking.fork_is_safe``); such a test then runs in a fresh pytest process of its
+own, so that it forks as a build does, beside no thread at all.
+
+numpy's OpenBLAS would start a thread of its own when a test module imports matplotlib: a build
+never draws in its own process before it forks, and the tests' process is kept like it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any test module imports numpy
+
+FRESH = "EVIDENCEPRESS_TEST_FRESH_PROCESS"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "forks: forks worker processes; runs in a fresh process beside a foreign thread")
+
+
+def _unknown_threads() -> bool:
+    try:
+        return len(os.listdir("/proc/self/task")) > threading.active_count()
+    except OSError:
+        return False
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    if pyfuncitem.get_closest_marker("forks") is None or os.environ.get(FRESH) or not _unknown_threads():
+        return None  # runs here, as usual
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider", pyfuncitem.nodeid],
+        cwd=pyfuncitem.config.rootpath, env={**os.environ, FRESH: "1"}, capture_output=True, text=True, check=False)
+    output = result.stdout + result.stderr
+    if result.returncode != 0 or "multi-threaded" in output:
+        pytest.fail(f"in a fresh process:\n{output}", pytrace=False)
+    return True

@@ -1,8 +1,10 @@
 # evidencepress — every target sets up .venv itself on a fresh machine.
+# PYTHON=python3.12 (or 3.13) makes the venv with that Python instead: the venv is made again
+# when PYTHON changes (VENV=.venv-3.12 keeps one per version beside it).
 PYTHON ?= python3.11
-VENV := .venv
+VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+STAMP := $(VENV)/.installed-$(notdir $(PYTHON))
 
 .PHONY: build test check serve bench clean setup
 
@@ -36,11 +38,15 @@ $(TOOLS)/.installed:
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml
+# Every package at the version constraints.txt pins (pip freeze of a Python 3.11 install), so that
+# two installs are the same.
+$(STAMP): pyproject.toml constraints.txt
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "$(PYTHON) not found; set PYTHON=/path/to/python3.11"; exit 2; }
+	@if [ -x $(BIN)/python ] && [ "$$($(BIN)/python -c 'import sys; print(sys.version_info[:2])')" != \
+	     "$$($(PYTHON) -c 'import sys; print(sys.version_info[:2])')" ]; then echo "$(VENV): another Python, made again"; rm -rf $(VENV); fi
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 clean:

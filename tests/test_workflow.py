@@ -52,9 +52,20 @@ def test_triggers_permissions_and_concurrency() -> None:
     assert "refs/heads/main" in jobs["deploy"]["if"]
 
 
+def test_the_tests_run_on_python_3_11_3_12_and_3_13_before_either_job() -> None:
+    jobs = load()["jobs"]
+    assert jobs["tests"]["strategy"]["matrix"]["python"] == ["3.11", "3.12", "3.13"]
+    assert "if" not in jobs["tests"]  # pull requests and main alike
+    assert step("tests", uses="actions/setup-python")["with"]["python-version"] == "${{ matrix.python }}"
+    assert "constraints.txt" in step("tests", uses="actions/setup-python")["with"]["cache-dependency-path"]
+    test = step("tests", run="make test PYTHON=python")
+    assert test["env"]["EVIDENCEPRESS_REQUIRE_BROWSER"] == "1"
+    assert jobs["pull-request"]["needs"] == jobs["deploy"]["needs"] == "tests"
+
+
 def test_pull_request_job_tests_checks_builds_uploads_and_reviews() -> None:
     names = [item.get("uses", item.get("run", "")).split("@")[0] for item in steps("pull-request")]
-    assert names.index("actions/checkout") < names.index("make test PYTHON=python") < names.index(".venv/bin/evidencepress check") \
+    assert names.index("actions/checkout") < names.index("make setup PYTHON=python") < names.index(".venv/bin/evidencepress check") \
         < names.index(".venv/bin/evidencepress build") < names.index("actions/upload-artifact")
     assert step("pull-request", uses="actions/checkout")["with"]["fetch-depth"] == 0
     assert step("pull-request", uses="actions/setup-python")["with"]["python-version"] == "3.11"
@@ -79,7 +90,7 @@ def test_deploy_job_builds_for_pages_with_nojekyll() -> None:
     upload = step("deploy", uses="actions/upload-pages-artifact")
     assert upload["with"] == {"path": "_site/", "include-hidden-files": True}  # .nojekyll, .well-known/
     assert step("deploy", uses="actions/deploy-pages")["id"] == "deployment"
-    assert any(item.get("run") == "make test PYTHON=python" for item in steps("deploy"))
+    assert any(item.get("run") == "make setup PYTHON=python" for item in steps("deploy"))
 
 
 @pytest.fixture

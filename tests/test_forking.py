@@ -5,11 +5,11 @@ end for each fork and start again after it)."""
 from __future__ import annotations
 
 import _thread
+import multiprocessing
 import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -50,8 +50,21 @@ def running_thread(name: str) -> Iterator[None]:
         thread.join()
 
 
+BOTH_WORKERS = multiprocessing.get_context("fork").Barrier(2, timeout=60)  # the timeout only ends a hang
+_met = False  # in a worker: it has met the other one
+
+
+def meet_the_other_worker() -> None:
+    """A worker's first item waits until the other worker has taken one too: neither can take
+    every chunk before the other starts, however fast the items or slow the machine."""
+    global _met
+    if os.getpid() != PARENT and not _met:
+        _met = True
+        BOTH_WORKERS.wait()
+
+
 def square_and_pid(number: int) -> tuple[int, int]:
-    time.sleep(0.005)  # long enough that one worker cannot take every chunk before the other starts
+    meet_the_other_worker()
     return number * number, os.getpid()
 
 
@@ -64,7 +77,8 @@ def test_results_come_back_in_order_from_several_workers(two_cores: None) -> Non
 
 
 def slow_first(number: int) -> tuple[int, int]:
-    time.sleep(0.5 if number < 2 else 0.005)  # long enough for the second worker to start
+    if number < 2:  # the two heavy items: each waits for the other, so one worker cannot draw both
+        BOTH_WORKERS.wait()
     return number, os.getpid()
 
 

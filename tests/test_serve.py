@@ -7,11 +7,11 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Self
 
 import pytest
 from sitekit import article, make_site, tree
@@ -19,7 +19,7 @@ from sitekit import article, make_site, tree
 from evidencepress.core.diagnostics import Location, error
 from evidencepress.serve.server import LiveSite, inject, resolve
 
-PATIENCE = 60.0  # seconds a poll may wait on a loaded machine; a bound on the loop, not a timing assert
+PATIENCE = 60.0  # seconds before a wait is a hang: it ends a stuck test, no result depends on it
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -30,20 +30,43 @@ def _get(url: str) -> tuple[int, str]:
         return exc.code, exc.read().decode()
 
 
-def _poll(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + PATIENCE
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.1)
-
-
 def _event(url: str) -> dict[str, object]:
-    with urllib.request.urlopen(url + "__evidencepress/events", timeout=10) as response:
-        line = response.readline().decode()
-    assert line.startswith("data: ")
-    state: dict[str, object] = json.loads(line[len("data: "):])
-    return state
+    with Events(url) as events:
+        return events.current
+
+
+class Events:
+    """The server's event stream: one event at once (the current build), then one per rebuild."""
+
+    def __init__(self, url: str) -> None:
+        self.response = urllib.request.urlopen(url + "__evidencepress/events", timeout=PATIENCE)
+        self.current = self.next()
+
+    def next(self) -> dict[str, object]:
+        """The next event (a rebuild), waited for; keep-alive comments (every 10 s) are skipped,
+        up to PATIENCE seconds' worth of them."""
+        pings = 0
+        while not (line := self.response.readline().decode()).startswith("data: "):
+            assert line, "the event stream ended"
+            pings += line.startswith(":")
+            if pings > PATIENCE / 10:
+                raise TimeoutError("no event")
+        state: dict[str, object] = json.loads(line[len("data: "):])
+        return state
+
+    def until(self, condition: Callable[[], bool], what: str) -> None:
+        """Every rebuild until ``condition`` holds (it is checked after each, and before the first)."""
+        while not condition():
+            try:
+                self.current = self.next()
+            except TimeoutError as exc:
+                raise AssertionError(f"no rebuild brought {what}") from exc
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.response.close()
 
 
 @pytest.fixture
@@ -72,17 +95,20 @@ def test_an_edit_is_served_and_a_broken_edit_keeps_the_last_good_page(served: tu
     assert status == 200 and "First title" in page and '<script src="/__evidencepress/live.js">' in page
     assert _event(url)["failed"] is False
     source = root / "content" / "guides" / "a.md"
-    source.write_text(article("Second title"))
-    _poll(lambda: "Second title" in _get(url + "guides/a/")[1], "the edited title")
+    with Events(url) as events:  # opened before each save: no rebuild after it is missed
+        source.write_text(article("Second title"))
+        events.until(lambda: "Second title" in _get(url + "guides/a/")[1], "the edited title")
 
-    source.write_text(article("Broken").replace("checked: 2026-10-18", "checked: someday"))
-    _poll(lambda: _event(url)["failed"] is True, "the failed build to be reported")
+    with Events(url) as events:
+        source.write_text(article("Broken").replace("checked: 2026-10-18", "checked: someday"))
+        events.until(lambda: events.current["failed"] is True, "the failed build to be reported")
     state = _event(url)
     assert "content/guides/a.md:4:1: error: checked: expected a date written YYYY-MM-DD" in str(state["report"])
     assert "Second title" in _get(url + "guides/a/")[1]  # the last good site is still served
 
-    source.write_text(article("Third title"))
-    _poll(lambda: "Third title" in _get(url + "guides/a/")[1], "the fixed page")
+    with Events(url) as events:
+        source.write_text(article("Third title"))
+        events.until(lambda: "Third title" in _get(url + "guides/a/")[1], "the fixed page")
     assert _event(url)["failed"] is False
     assert _get(url + "nowhere/")[0] == 404
     assert not (root / "_site").exists() and not (root / "exports").exists()  # serve writes nothing
@@ -123,24 +149,31 @@ def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     (tmp_path / "site.toml").write_text("title = 'x'\n")
     calls: list[int] = []
+    counted = threading.Condition()
 
     def rebuild() -> tuple[dict[str, bytes] | None, list[object]]:
-        calls.append(len(calls))
+        with counted:
+            calls.append(len(calls))
+            counted.notify_all()
         if len(calls) == 1:
             (tmp_path / "content" / "b.md").write_text("saved while the first rebuild ran")
         return {"index.html": str(len(calls)).encode()}, []
 
-    site, stop = LiveSite(), threading.Event()
-    watcher = threading.Thread(target=watch_and_rebuild,
-                               args=(tmp_path, site, rebuild, lambda snapshot, seconds: None, stop), daemon=True)
+    def rebuilt(times: int, what: str) -> None:
+        with counted:
+            assert counted.wait_for(lambda: len(calls) >= times, timeout=PATIENCE), f"no rebuild for {what}"
+
+    site, stop, watching = LiveSite(), threading.Event(), threading.Event()
+    watcher = threading.Thread(target=watch_and_rebuild, args=(tmp_path, site, rebuild, lambda snapshot, seconds: None,
+                                                               stop, watching.set), daemon=True)
     watcher.start()
-    time.sleep(1)  # let the watcher start before the first save
+    assert watching.wait(timeout=PATIENCE)  # the watcher runs: every later save is seen
     (tmp_path / "content" / "a.md").write_text("first save")
-    _poll(lambda: len(calls) >= 2, "the save made during a rebuild")
+    rebuilt(2, "the save made during a rebuild")
     (tmp_path / "site.toml").write_text("title = 'y'\n")
-    _poll(lambda: len(calls) >= 3, "the site.toml edit")
+    rebuilt(3, "the site.toml edit")
     stop.set()
-    watcher.join(timeout=10)
+    watcher.join()
 
 
 def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,14 +187,22 @@ def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.
         return SearchIndex({"pagefind-entry.json": str(len(pages)).encode()}, ())
 
     monkeypatch.setattr(serve, "build_search_index", index)
-    site = LiveSite()
+    site, swapped = LiveSite(), threading.Event()
+    replace_folder = site.replace_folder
+
+    def replace_and_tell(folder: str, files: dict[str, bytes]) -> None:
+        replace_folder(folder, files)
+        swapped.set()
+
+    monkeypatch.setattr(site, "replace_folder", replace_and_tell)
     search = serve.BackgroundSearch(site)
     try:
         assert search({"a.html": b"a"}, "en").files == {"pagefind-entry.json": b"1"}  # the first: at once
         site.publish({"a.html": b"a", "b.html": b"b", "pagefind/pagefind-entry.json": b"1"}, [])
         generation = site.snapshot.generation
         assert search({"a.html": b"a", "b.html": b"b"}, "en").files == {"pagefind-entry.json": b"1"}  # the last
-        _poll(lambda: site.snapshot.files.get("pagefind/pagefind-entry.json") == b"2", "the refreshed index")
+        assert swapped.wait(timeout=PATIENCE), "the refreshed index was never swapped in"
+        assert site.snapshot.files.get("pagefind/pagefind-entry.json") == b"2"
         assert site.snapshot.generation == generation  # swapped in without a reload
     finally:
         search.close()

@@ -185,6 +185,33 @@ def test_one_text_measure_for_every_svg_gives_matplotlibs_bytes(
         textsize.install()
 
 
+def test_the_font_heights_are_read_through_matplotlibs_public_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``findfont`` and ``get_font``, not FontManager's private ``_find_fonts_by_props``."""
+    from matplotlib import font_manager
+
+    def private(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a private matplotlib method was called")
+
+    prop = FontProperties(family=style.FONT_FAMILY, size=11.5, weight="bold")  # not cached by an earlier test
+    expected = RendererSVG(100, 100, io.StringIO())._get_font_height_metrics(prop.copy())
+    textsize.font_heights.cache_clear()
+    monkeypatch.setattr(font_manager.fontManager, "_find_fonts_by_props", private)
+    assert textsize.font_heights(prop) == expected
+
+
+def test_on_an_unverified_matplotlib_its_own_measures_stay(plans: list[ChartPlan], svgs: list[bytes]) -> None:
+    """The shared measures lean on a private hook of matplotlib's text layout: another version
+    draws with matplotlib's own, which give the same bytes."""
+    assert textsize.applies()  # the pinned matplotlib: verified
+    try:
+        assert textsize.install(version="99.0.0") is False
+        assert RendererSVG.get_text_width_height_descent is textsize._MATPLOTLIB_MEASURE
+        assert not hasattr(RendererSVG, "_get_font_height_metrics")
+        assert [draw_chart(plan) for plan in plans[:4]] == svgs[:4]
+    finally:
+        assert textsize.install() is True
+
+
 def test_the_shared_measure_is_keyed_by_the_properties_at_the_time() -> None:
     renderer = RendererSVG(100, 100, io.StringIO())
     prop = FontProperties(family=style.FONT_FAMILY, size=9)

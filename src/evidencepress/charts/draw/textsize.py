@@ -18,7 +18,12 @@ properties alone:
 
 ``install`` makes every SVG renderer of this process share one cache of each;
 the drawings keep the same bytes (a test draws every kind both ways, and the
-chart manifest checks every chart of the example site).
+chart manifest checks every chart of the example site). Fonts are found with
+matplotlib's public ``findfont`` and ``get_font``; ``_get_font_height_metrics``
+is matplotlib's own private name, so both caches are installed only on the
+matplotlib versions whose layout was checked against them (``VERIFIED``, as
+``Text._get_layout`` still asks for the hook): on any other, matplotlib
+measures as it always does, slower, in the bytes it gives.
 """
 
 from __future__ import annotations
@@ -26,8 +31,10 @@ from __future__ import annotations
 import functools
 from typing import Literal
 
+import matplotlib
 from matplotlib.backends.backend_svg import RendererSVG
-from matplotlib.font_manager import FontProperties, fontManager, get_font
+from matplotlib.font_manager import FontProperties, findfont, get_font
+from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
 
 Extent = tuple[float, float, float]  # width, height, descent in points
@@ -35,6 +42,7 @@ Heights = tuple[float, float, float]  # ascent, descent, line gap in points
 MathMode = bool | Literal["TeX"]
 HEIGHTS_HOOK = "_get_font_height_metrics"  # what ``Text._get_layout`` asks a renderer for, when it has it
 SVG_DPI = 72  # the figure's dpi while an SVG is drawn
+VERIFIED = ("3.11",)  # matplotlib versions (major.minor) whose drawings are the same bytes with the shared measures
 
 _MATPLOTLIB_MEASURE = RendererSVG.get_text_width_height_descent
 
@@ -55,7 +63,7 @@ def _shared_measure(renderer: RendererSVG, s: str, prop: FontProperties, ismath:
 def font_heights(prop: FontProperties) -> Heights:
     """The ascent, descent and line gap of the font ``prop`` selects, as ``Text._get_layout``
     reads them at 72 dpi (``prop`` must not change afterwards: it is part of the key)."""
-    font = get_font(fontManager._find_fonts_by_props(prop))
+    font = get_font(findfont(prop))  # the first font of the family list: whose tables Text._get_layout reads
     os2, hhea, head = font.get_sfnt_table("OS/2"), font.get_sfnt_table("hhea"), font.get_sfnt_table("head")
     if os2 is not None:
         gap, ascent, descent = os2["sTypoLineGap"], os2["sTypoAscender"], os2["sTypoDescender"]
@@ -73,11 +81,23 @@ def _shared_heights(renderer: RendererSVG, prop: FontProperties) -> Heights:
     return font_heights(prop.copy())
 
 
-def install() -> None:
+def applies(version: str = matplotlib.__version__) -> bool:
+    """The shared measures give matplotlib's bytes with this matplotlib: a verified version whose
+    text layout asks a renderer for its font heights by the name the hook has."""
+    layout = getattr(Text, "_get_layout", None)  # looked up, not assumed: if it goes, so does the hook
+    asked: tuple[str, ...] = getattr(getattr(layout, "__code__", None), "co_names", ())
+    return ".".join(version.split(".")[:2]) in VERIFIED and HEIGHTS_HOOK in asked
+
+
+def install(version: str = matplotlib.__version__) -> bool:
     """Every SVG renderer of this process measures text through ``text_extent`` and
-    ``font_heights``."""
+    ``font_heights``, where that gives matplotlib's bytes (``applies``); whether it does."""
+    if not applies(version):
+        uninstall()
+        return False
     RendererSVG.get_text_width_height_descent = _shared_measure  # type: ignore[method-assign]
     setattr(RendererSVG, HEIGHTS_HOOK, _shared_heights)
+    return True
 
 
 def uninstall() -> None:

@@ -194,6 +194,16 @@ def test_a_chart_drawn_in_this_process_leaves_no_thread_that_would_stop_forks() 
     assert result.stdout.split() == ["1", "True"]
 
 
+@pytest.mark.forks
+def test_a_thread_just_joined_does_not_count_as_one_python_does_not_know_of() -> None:
+    """Python 3.11 and 3.12 return from join a moment before the OS thread has gone."""
+    for _ in range(300):
+        thread = threading.Thread(target=lambda: None)
+        thread.start()
+        thread.join()
+        assert not forking._unknown_threads()
+
+
 def test_lean_workers_are_not_children_of_this_process() -> None:
     """Chart workers start from a small server (or afresh), so they hold none of a large site."""
     context = forking.lean_context()

@@ -41,7 +41,7 @@ WRITER_THREADS = "evidencepress-write"  # the prefix of the writer's thread name
 # Below this, a forked drawing worker starts faster than a server can import matplotlib; above it
 # (the pages of a large site), forked workers copied most of this process (1 GB each at 5,000 pages).
 FORK_BELOW_BYTES = 200 * 2**20  # the example site builds in ~110 MB; 1,000 articles pass 200 MB before drawing
-THREAD_EXIT_YIELDS = 10_000  # at most this many sched_yield calls for an ended thread to leave the OS's count
+THREAD_EXIT_YIELDS = 1_000  # at most this many sched_yield calls for an ended thread to leave the OS's count
 
 
 class Pausable(Protocol):
@@ -153,9 +153,14 @@ def fork_is_safe() -> bool:
 
 
 def _unknown_threads() -> bool:
-    """The OS counts more threads in this process than ``threading`` knows of."""
-    counted = _os_threads()
-    return counted is not None and counted > threading.active_count()
+    """The OS counts more threads in this process than ``threading`` knows of, and goes on
+    counting them (a thread just joined can take a moment more to leave the OS's count)."""
+    for _ in range(THREAD_EXIT_YIELDS):
+        counted = _os_threads()
+        if counted is None or counted <= threading.active_count():
+            return False
+        os.sched_yield()
+    return True
 
 
 def drawing_context(preload: Sequence[str] = ()) -> BaseContext:

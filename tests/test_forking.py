@@ -186,7 +186,7 @@ def test_a_thread_python_does_not_know_of_keeps_work_in_this_process(two_cores: 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="counts the threads in /proc")
 def test_a_chart_drawn_in_this_process_leaves_no_thread_that_would_stop_forks() -> None:
     """numpy's OpenBLAS, imported with matplotlib, started a thread per core beside this one."""
-    script = ("import os; from evidencepress.charts import render; from evidencepress.charts import draw; "
+    script = ("import os; from evidencepress.charts import drawing; from evidencepress.charts import draw; "
               "from evidencepress.core.forking import fork_is_safe; "
               "print(len(os.listdir('/proc/self/task')), fork_is_safe())")
     env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_NUM_THREADS"}

@@ -359,3 +359,35 @@ def test_jsonschema_is_imported_only_to_explain_a_schema_error(tmp_path: Path) -
     outcomes = [subprocess.run([sys.executable, "-c", SCHEMA_PROBE, str(root)], capture_output=True, text=True,
                                check=True).stdout.split() for root in (good, bad)]
     assert outcomes == [["0", "False"], ["1", "True"]]
+
+
+class _PutOnly:
+    """A sink that can only be given files: a stage that read one back would fail here."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+
+    def put(self, rel: str, data: bytes) -> None:
+        self.files[rel] = data
+
+    def put_chunks(self, rel: str, chunks: object) -> None:
+        self.files[rel] = b"".join(chunks)  # type: ignore[call-overload]
+
+
+def test_rendering_reads_nothing_back_from_the_output(tmp_path: Path) -> None:
+    """The charts inlined into an article and the site's results.csv come from their producers
+    (the draw stage's Drawings, the pages' facts), not from the files already put."""
+    from evidencepress.build.recipe import BuildOptions, plan_site, render_into, render_site
+
+    root = make_site(tmp_path / "site", {"guides/a.md": article("A", CHART, export(result("Run A"), result("Run B"))),
+                                         "guides/b.md": article("B", export_doc=export(result("Run C")))})
+    options = BuildOptions(root, jobs=1, use_cache=False)
+    plan, problems = plan_site(options)
+    assert plan is not None, problems
+    sink = _PutOnly()
+    assert not [p for p in render_into(plan, options, sink) if p.is_error]
+    assert sink.files == render_site(plan, options)
+    html = sink.files["guides/a/index.html"]
+    assert b"<svg" in html and any(name.endswith(".svg") for name in sink.files)
+    rows = sink.files["data/results.csv"].decode().splitlines()
+    assert len(rows) == 4 and [row.split(",")[2] for row in rows[1:]] == ["Run A", "Run B", "Run C"]

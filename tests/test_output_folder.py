@@ -132,7 +132,6 @@ def test_staged_files_are_written_by_threads_in_order_and_errors_surface(tmp_pat
     with staged_folders([target], journal) as folders:
         for number in range(300):  # more than MAX_PENDING: the caller waits for the threads
             folders[target].put(f"p{number % 50}/index.html", f"version {number}".encode())
-        assert folders[target].read("p7/index.html") == b"version 257"
     assert sorted(path.name for path in target.iterdir()) == sorted(f"p{n}" for n in range(50))
     assert all((target / f"p{n}/index.html").read_text() == f"version {250 + n}" for n in range(50))
 

@@ -63,14 +63,13 @@ def _no_checkpoint(step: str) -> None:
 
 
 class FileSink(Protocol):
-    """Where the render stage puts files: a staged output folder, or memory."""
+    """Where the render stage puts files: a staged output folder, or memory. Put only: what a
+    later step needs is handed to it by the step that made it, never read back from here."""
 
     def put(self, rel: str, data: bytes) -> None: ...
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         """A file given piece by piece (a large data file is never held whole)."""
-
-    def read(self, rel: str) -> bytes: ...
 
 
 class MemoryFiles(dict[str, bytes]):
@@ -81,9 +80,6 @@ class MemoryFiles(dict[str, bytes]):
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         self[rel] = b"".join(chunks)
-
-    def read(self, rel: str) -> bytes:
-        return self[rel]
 
 
 class FolderWriter:
@@ -146,7 +142,6 @@ class StagedFolder:
         # ``hashed``: the sha256 of every file written, by POSIX path, taken from the bytes as they
         # are written (by the writer threads), so that the tree's digest needs no second reading
         self.hashes: dict[str, bytes] | None = {} if hashed else None
-        self.swapped = False
         self._checkpoint = checkpoint
         self._files = FolderWriter(self.path)
         self._previous = str(target)  # unchanged files are linked from it
@@ -187,20 +182,6 @@ class StagedFolder:
             self._checkpoint(f"staging {self.target.name}")
         if rel in self.sizes:
             self.wait()  # a file put again: the last version wins, as written in order
-
-    def read(self, rel: str) -> bytes:
-        return self._written(rel).read_bytes()
-
-    def read_chunks(self, rel: str, size: int = 1 << 20) -> Iterator[bytes]:
-        """A file back, ``size`` bytes at a time (a large data file is never held whole)."""
-        with self._written(rel).open("rb") as handle:
-            while block := handle.read(size):
-                yield block
-
-    def _written(self, rel: str) -> Path:
-        """Where the file is, once every write is done: in the target once the swap is done."""
-        self.wait()
-        return (self.target if self.swapped else self.path) / rel
 
     def wait(self) -> None:
         """Every file put so far is written (or its error raised)."""
@@ -260,8 +241,6 @@ def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoin
             remove_tree(folder.path)
         raise
     _swap_in(swaps, journal, checkpoint)
-    for folder in folders.values():
-        folder.swapped = True
 
 
 def _hashing(chunks: Iterable[bytes], update: Callable[[bytes], object]) -> Iterator[bytes]:

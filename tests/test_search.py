@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import shutil
@@ -296,3 +297,21 @@ def test_a_body_element_holding_one_of_its_own_kind_or_never_closed_is_sent_whol
     assert what_pagefind_reads(unclosed) == unclosed
     bodiless = PAGE.replace(b' class="b"', b"").replace(b"<body>", b"")
     assert what_pagefind_reads(bodiless) == bodiless
+
+
+def test_repacked_pagefind_files_have_the_same_bytes_on_every_python() -> None:
+    """gzip.compress writes OS 255 in the header from Python 3.13 on, 3 before: the repacked
+    files of the bundle carried the Python version."""
+    import gzip
+    import sys
+
+    from evidencepress.output import search
+
+    body = b"pagefind filter " * 300
+    packed = search._pack(body)
+    assert packed[:10] == b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\x03"  # no mtime, best compression, Unix
+    assert search._unpack(packed) == body
+    if sys.version_info < (3, 13):
+        assert packed == gzip.compress(search.SIGNATURE + body, compresslevel=9, mtime=0)
+    assert hashlib.sha256(packed).hexdigest() == hashlib.sha256(
+        packed[:10] + gzip.compress(search.SIGNATURE + body, compresslevel=9, mtime=0)[10:]).hexdigest()

@@ -31,7 +31,9 @@ import gzip
 import hashlib
 import os
 import re
+import struct
 import subprocess
+import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
@@ -251,8 +253,18 @@ def _unpack(data: bytes) -> bytes:
     return raw[len(SIGNATURE):]
 
 
+# A gzip member's header, written here: gzip.compress writes OS 255 ("unknown") from Python 3.13
+# on and 3 (Unix) before, which changed every repacked file. No mtime, XFL 2 (best compression), OS 3.
+_GZIP_HEADER = b"\x1f\x8b\x08\x00" + bytes(4) + b"\x02\x03"
+
+
 def _pack(body: bytes) -> bytes:
-    return gzip.compress(SIGNATURE + body, compresslevel=9, mtime=0)
+    """``SIGNATURE + body`` gzipped as Python 3.11's ``gzip.compress(..., compresslevel=9, mtime=0)``
+    does, on every Python."""
+    data = SIGNATURE + body
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    return (_GZIP_HEADER + deflate.compress(data) + deflate.flush()
+            + struct.pack("<II", zlib.crc32(data), len(data) & 0xFFFFFFFF))
 
 
 def _prefix(hashed: str) -> str:

@@ -9,7 +9,7 @@ URL and file collisions, internal links. Nothing is drawn or written here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache.caches import Caches, Store, open_caches
@@ -18,8 +18,10 @@ from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.links import check_links
 from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
+from ..checks.sources import ResultState, verify_sources
 from ..content.parse import parse_page
 from ..content.read import read_content
+from ..content.vault import read_vault
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.model import Asset, SourceFile
 from ..core.options import BuildOptions, ConfigError, StageProgress
@@ -49,6 +51,8 @@ class SitePlan:
     index: SiteIndex  # everything across pages: listings, records, the result table, the catalog
     page_keys: Mapping[str, str]  # each page's key in the page cache (its file, the schemas, the code), by URL
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
+    # Each reported result's state against the vault (verified, moved, ...), by page URL.
+    source_states: Mapping[str, tuple[ResultState, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,12 +133,27 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
     record_prose = [record.prose for record in index.records if record.prose is not None]
     problems += check_links(pages, produced, frozenset(drafts), record_prose)
+    source_states, source_problems = _verified_sources(root, config, pages)
+    problems += source_problems
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
     page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
-    return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static), problems
+    return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static,
+                    source_states), problems
+
+
+def _verified_sources(root: Path, config: SiteConfig, pages: list[Page]
+                      ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
+    """The vault, read and hashed again on every run (never cached: a changed byte must show), and
+    each page's reported results looked up on the lines they cite."""
+    vault, problems = read_vault(root, config.sources)
+    cited = {claim.digest for page in pages for claim in page.source_claims}
+    documents = {digest: lines for digest in cited if (lines := vault.lines(digest)) is not None}
+    states, verify_problems = verify_sources(((page.url, page.source_claims) for page in pages), documents,
+                                             vault.folder, vault.exists)
+    return states, problems + verify_problems
 
 
 def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:

@@ -39,6 +39,7 @@ class SiteConfig:
     output: str = "_site"
     sections: tuple[Section, ...] = ()
     license: License | None = None
+    sources: str = "sources"  # the vault: cited documents named by their sha256, relative to the site root
 
     @property
     def base_path(self) -> str:
@@ -80,6 +81,7 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
         output=data.get("output", "_site"),
         sections=sections,
         license=License(license_table["name"], license_table["url"]) if license_table else None,
+        sources=data.get("sources", "sources"),
     )
     return config, []
 

@@ -16,6 +16,7 @@ from markdown_it.token import Token
 from ..charts.model import ChartPlan
 from ..core.model import Fence, FrontMatter, SourceFile
 from .inlinevalues import InlineValue
+from .sources import SourceClaim
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,8 @@ class Page:
     # Inline values by (role name, role content), resolved against the export.
     inline_values: Mapping[tuple[str, str], InlineValue] = field(default_factory=dict)
     record_ids: frozenset[str] = frozenset()  # every source_record_id (a slug) the export names
+    # What each reported result says of its source document, for verification against the vault.
+    source_claims: tuple[SourceClaim, ...] = ()
 
     @property
     def url(self) -> str:

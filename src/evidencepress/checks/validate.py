@@ -20,6 +20,7 @@ from .inlinevalues import resolve_inline_values
 from .page import Page
 from .prose import check_prose
 from .semantic import check_export, normalise_url
+from .sources import source_claims
 
 
 def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:
@@ -48,7 +49,8 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     page = Page(parsed.source, front, parsed.body_line, parsed.tokens,
                 export.value if export else None, tuple(charts),
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
-                inline_values=inline_values, record_ids=record_ids(export.value if export else None))
+                inline_values=inline_values, record_ids=record_ids(export.value if export else None),
+                source_claims=source_claims(export.value, export.positions) if export else ())
     if front.draft:
         problems.append(_draft_note(parsed))
     return page, problems

@@ -90,13 +90,24 @@ def cli_options(command: click.Command) -> set[str]:
             for opt in (*param.opts, *param.secondary_opts)}
 
 
+def commands() -> dict[str, click.Command]:
+    """Every command by its name; a group's commands as ``group command`` (``sources fetch``)."""
+    found: dict[str, click.Command] = {}
+    for command_name, command in main.commands.items():
+        if isinstance(command, click.Group):
+            found |= {f"{command_name} {sub}": subcommand for sub, subcommand in command.commands.items()}
+        else:
+            found[command_name] = command
+    return found
+
+
 def test_the_commands_reference_lists_every_command_with_its_usage_and_options() -> None:
     page = REFERENCE / "commands.md"
     documented = {title.strip("`").removeprefix("evidencepress "): body for title, body in sections(page).items()
                   if title.startswith("`evidencepress ")}
-    assert set(documented) == set(main.commands), f"{name(page)}: one section per command"
+    assert set(documented) == set(commands()), f"{name(page)}: one section per command"
     for command_name, body in documented.items():
-        command = main.commands[command_name]
+        command = commands()[command_name]
         with click.Context(command, info_name=command_name) as ctx:
             usage = " ".join(["evidencepress", command_name, *command.collect_usage_pieces(ctx)])
         blocks = [t.content.strip() for t in body if t.type == "fence"]
@@ -141,8 +152,10 @@ def test_every_documented_command_line_uses_a_real_command_and_its_options() -> 
         parts = words.split()
         if parts[0] in ("--help", "--version", "COMMAND"):
             continue
-        assert parts[0] in main.commands, f"{name(page)}: `evidencepress {words}`: no command {parts[0]!r}"
-        known = cli_options(main.commands[parts[0]]) | {"--help"}
+        if isinstance(main.commands.get(parts[0]), click.Group) and len(parts) > 1:
+            parts = [f"{parts[0]} {parts[1]}", *parts[2:]]
+        assert parts[0] in commands(), f"{name(page)}: `evidencepress {words}`: no command {parts[0]!r}"
+        known = cli_options(commands()[parts[0]]) | {"--help"}
         for part in parts[1:]:
             option = part.strip("[]").split("=", 1)[0]
             if option.startswith("-"):

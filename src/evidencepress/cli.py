@@ -24,6 +24,7 @@ from .core.options import BuildOptions, ConfigError
 from .core.progress import Progress
 
 if TYPE_CHECKING:  # the schemas load jsonschema: imported only by the commands that need them
+    from .build.plan import Setup
     from .schemas.load import SchemaSet
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -227,6 +228,65 @@ def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
         _run(lambda: run_server(root, port, drafts, jobs, click.echo))
     except PortUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+
+
+@main.group()
+def sources() -> None:
+    """Fill the vault of cited documents (sources/, named by their sha256)."""
+
+
+@sources.command()
+@ROOT
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds to wait for a server.")
+@click.option("--retries", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Attempts after the first on a network error or a 5xx answer.")
+@click.option("--github-raw", default="https://raw.githubusercontent.com", show_default=True,
+              help="Where GitHub blob URLs' raw files are served (a mirror).")
+@click.option("--huggingface", default="https://huggingface.co", show_default=True,
+              help="Where Hugging Face blob URLs' files are resolved (a mirror).")
+def fetch(root: Path, timeout: float, retries: int, github_raw: str, huggingface: str) -> None:
+    """Download every cited document at its pinned URL, check its sha256 and store it."""
+    from .authoring.sources import Hosts, fetch_sources
+
+    folder = _vault_folder(root)
+    report = fetch_sources(root, folder, Hosts(github_raw, huggingface), timeout, retries,
+                           lambda text: click.echo(f"fetching {text}", err=True))
+    for failed in report.failed:
+        click.echo(f"failed: {failed.source.cited_by}: {failed.why}", err=True)
+    click.echo(f"{folder}/: {report.summary()}")
+    sys.exit(1 if report.failed else 0)
+
+
+@sources.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False, exists=True, path_type=Path))
+@ROOT
+def add(files: tuple[Path, ...], root: Path) -> None:
+    """Store documents obtained by hand in the vault and say which sources they are."""
+    from .authoring.sources import add_documents
+
+    folder = _vault_folder(root)
+    for path, digest, matches in add_documents(root, folder, list(files)):
+        which = ", ".join(match.cited_by for match in matches) if matches else "no source of the site"
+        click.echo(f"{path}: stored as {folder}/{digest}; it is {which}")
+
+
+def _vault_folder(root: Path) -> str:
+    from .build.plan import load_setup
+
+    setup, problems = _run_setup(lambda: load_setup(BuildOptions(root=root)))
+    if setup is None:
+        _report(problems, "text")
+        sys.exit(1)
+    return setup.config.sources
+
+
+def _run_setup(action: Callable[[], tuple[Setup | None, list[Problem]]]) -> tuple[Setup | None, list[Problem]]:
+    try:
+        return action()
+    except ConfigError as exc:
+        _report(exc.problems, "text")
         sys.exit(2)
 
 

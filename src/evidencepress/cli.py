@@ -82,7 +82,7 @@ def _utf8_stdout() -> bool:
 @main.command()
 @ROOT
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Output folder (default: site.toml's output, _site).")
-@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Parallel chart workers.")
+@click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True, help="Worker processes for validating, drawing and rendering.")
 @click.option("--base-url", help="Override site.toml's base_url, e.g. https://user.github.io/site/.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
@@ -181,7 +181,7 @@ def schema(name: str | None, root: Path, reference: bool) -> None:
 @click.option("--max-chars", type=click.IntRange(min=2000), default=65536, show_default=True,
               help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
-              help="Parallel chart workers.")
+              help="Worker processes for validating, drawing and rendering.")
 def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, old_url: str | None,
          new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
     """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
@@ -219,7 +219,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
               help="Port on 127.0.0.1 (0: any free port).")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
-              help="Parallel chart workers.")
+              help="Worker processes for validating, drawing and rendering.")
 def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
     """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
     from .serve.server import PortUnavailable, run_server

@@ -23,7 +23,7 @@ from ..cache.caches import Caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
-from ..output.article import template_problem
+from ..output.article import SiteContext, template_problem
 from ..output.exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
 from ..output.search import SearchIndexer, search_run
 from ..output.writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
@@ -122,7 +122,7 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
             render_pages(site, plan, options, drawings, folders[out], search, rendered, progress)
             search.start()  # Pagefind indexes in its own process while the rest is made
             render_generated(site, plan, options, folders[out])
-            write_exports(plan, folders[exports])
+            write_exports(site.ctx, plan, folders[exports])
             if options.use_cache:
                 caches.commit()  # every entry is right for its key, whatever happens to the build
             unchanged = digest is not None and inputs_digest(options, out) == digest  # every input is read by now
@@ -145,9 +145,9 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     return problems + render_problems, outputs, unchanged
 
 
-def write_exports(plan: SitePlan, files: FileSink) -> None:
+def write_exports(ctx: SiteContext, plan: SitePlan, files: FileSink) -> None:
     """exports/: each published article's JSON (page envelope with site paths) and results.csv."""
-    for name, chunks in iter_export_files(plan.pages, site_context(plan)):
+    for name, chunks in iter_export_files(plan.pages, ctx):
         files.put_chunks(name, chunks)
 
 

@@ -100,13 +100,11 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
     read back from it; the others are rendered and saved in it."""
     if progress is not None:
         progress("rendering pages", 0, len(plan.pages) + len(plan.index.records))
-    articles = {page.url for page in plan.pages}
     for number, (url, outputs, new_key) in enumerate(_pages(site, plan, options, drawings, rendered), start=1):
         if new_key is not None and rendered is not None:
             rendered.save_later(new_key, functools.partial(dict, outputs), outputs)
         _put(files, search, url, outputs)
-        if url in articles:
-            _put(files, search, url, drawings.svgs(url))
+        _put(files, search, url, drawings.svgs(url))  # a record page has none
         if progress is not None:
             progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
     if progress is not None:

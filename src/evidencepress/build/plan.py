@@ -18,7 +18,7 @@ from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.links import check_links
 from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
-from ..checks.sources import ResultState, verify_sources
+from ..checks.sources import ResultState, result_states, verify_sources
 from ..content.parse import parse_page
 from ..content.read import read_content
 from ..content.vault import read_vault
@@ -125,7 +125,9 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
-    index = index_site(pages, prose, config, schemas.core_conditions, facts)
+    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages)
+    problems += source_problems
+    index = index_site(pages, prose, config, schemas.core_conditions, facts, result_states(source_states))
     generated = generated_paths(index, pages)
     theme = static_files(template_folder(root))
     problems += _url_collisions(pages, generated)
@@ -133,8 +135,6 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
     record_prose = [record.prose for record in index.records if record.prose is not None]
     problems += check_links(pages, produced, frozenset(drafts), record_prose)
-    source_states, source_problems = _verified_sources(root, config, pages)
-    problems += source_problems
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):

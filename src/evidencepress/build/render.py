@@ -158,9 +158,11 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     fingerprint = plan.schemas.fingerprint
     page_keys = plan.page_keys
     records = plan.index.records
-    record_keys = [record_key(record, page_keys, fingerprint, site.context_key) for record in records]
-    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url))
-            for page in plan.pages]
+    # The vault is not an input of a page: its states are part of each page's key.
+    states = plan.source_states
+    record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states) for record in records]
+    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
+                        states.get(page.url, ())) for page in plan.pages]
     stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
     missing = [number for number, key in enumerate(keys) if not store.has(key)]
 
@@ -199,6 +201,6 @@ def _context_key(ctx: SiteContext, templates: Path) -> str:
 
 def site_context(plan: SitePlan) -> SiteContext:
     return SiteContext(plan.config, navigation(plan.index, plan.config), plan.schemas.url("export.schema.json"),
-                       plan.index, plan.schemas.core_conditions)
+                       plan.index, plan.schemas.core_conditions, plan.source_states)
 
 

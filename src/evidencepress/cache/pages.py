@@ -10,7 +10,7 @@ entry a fraction of the page's full size.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -22,23 +22,25 @@ from ..site.records import Record
 from .caches import Store, code_fingerprint, key_of
 
 
-def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str]) -> str:
+def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str], states: Sequence[Any] = ()) -> str:
     """What an article's rendered files depend on: the page (``page``: its page_key, of its source,
     the schemas and the code), its entry in the site index (record titles, counts, section: every
-    field but the page), the site context and templates (``context``), and its drawn charts
-    (sha256 by file name)."""
+    field but the page), the site context and templates (``context``), its drawn charts
+    (sha256 by file name) and its verification states (``states``: they come from the vault)."""
     about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
     drawn = sorted(svgs.items())
-    return key_of(page, repr(about), context, repr(drawn))
+    return key_of(page, repr(about), context, repr(drawn), repr(tuple(states)))
 
 
-def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str) -> str:
+def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str,
+               states: Mapping[str, Sequence[Any]] | None = None) -> str:
     """What a record page's files depend on: its id, its prose file (content/community/<id>.md),
-    every article that cites it, whole (``pages``: page_key by URL), the schemas, the code and the
-    site context and templates (``context``). An edit to one article renders again only the
-    records it cites."""
+    every article that cites it, whole (``pages``: page_key by URL), with its verification states
+    (``states`` by URL), the schemas, the code and the site context and templates (``context``).
+    An edit to one article renders again only the records it cites."""
     prose = (record.prose.source.rel, record.prose.source.text) if record.prose is not None else ("", "")
-    citing = [pages[citation.page.url] for citation in record.citations]
+    known = states or {}
+    citing = [pages[citation.page.url] + repr(tuple(known.get(citation.page.url, ()))) for citation in record.citations]
     return key_of("record", record.id, *prose, schema_fingerprint, context, *citing)
 
 

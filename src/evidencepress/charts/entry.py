@@ -38,7 +38,8 @@ class Context:
 
 def plain_row(point: Point, value: Number, unit: str, statistic: str, item: Selected, ctx: Context) -> ChartRow:
     return ChartRow(
-        ctx.panel.title, row_label(item, point), point.series, value, unit, statistic, "", point.source, x=point.label
+        ctx.panel.title, row_label(item, point), point.series, value, unit, statistic, "", point.source, x=point.label,
+        pointer=item.pointer,
     )
 
 

@@ -212,6 +212,7 @@ class ChartRow:
     source_record_id: str
     state: str = ""  # status panels: the state shown (never the raw code)
     x: str = ""  # the category / x value as shown on the chart
+    pointer: str = ""  # the plotted entry's JSON pointer in the export: /reported_results/3
 
 
 @dataclass(frozen=True)

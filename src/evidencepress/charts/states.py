@@ -45,7 +45,7 @@ def status_point(
     point = Point(value=None, state=label, tone=tone, **common)
     row = ChartRow(
         ctx.panel.title, row_label(item, point), point.series, None, "", statistic_of(item.entry), "",
-        point.source, label, point.label,
+        point.source, label, point.label, item.pointer,
     )
     return Extracted(point, (row,), (), None), []
 

@@ -27,6 +27,7 @@ _COLUMNS = (
 class TableGroup:
     title: str  # the panel's title; "" when the chart has one panel
     rows: tuple[tuple[str, ...], ...]
+    pointers: tuple[str, ...] = ()  # each row's entry in the export (its JSON pointer)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,11 @@ class ChartTable:
     headers: tuple[str, ...]
     numeric: tuple[bool, ...]  # per column: right-aligned, tabular figures
     groups: tuple[TableGroup, ...]
+
+    @property
+    def value_column(self) -> int:
+        """The index of the Value column (-1: none), where a value's verification badge goes."""
+        return self.headers.index("Value") if "Value" in self.headers else -1
 
 
 def chart_table(plan: ChartPlan) -> ChartTable:
@@ -46,9 +52,9 @@ def chart_table(plan: ChartPlan) -> ChartTable:
         shown = tuple(line[i] for i in kept)
         title = row.panel if titled else ""
         if groups and groups[-1].title == title:
-            groups[-1] = TableGroup(title, groups[-1].rows + (shown,))
+            groups[-1] = TableGroup(title, groups[-1].rows + (shown,), groups[-1].pointers + (row.pointer,))
         else:
-            groups.append(TableGroup(title, (shown,)))
+            groups.append(TableGroup(title, (shown,), (row.pointer,)))
     return ChartTable(
         headers=tuple(_COLUMNS[i][0] for i in kept),
         numeric=tuple(_COLUMNS[i][1] == "value" and not any(row.state for row in plan.rows) for i in kept),

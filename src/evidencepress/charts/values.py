@@ -208,4 +208,5 @@ def _row(
         text,
         point.source,
         x=point.label,
+        pointer=item.pointer,
     )

@@ -15,8 +15,8 @@ from markdown_it.token import Token
 
 from ..charts.model import ChartPlan
 from ..core.model import Fence, FrontMatter, SourceFile
+from .claims import SourceClaim
 from .inlinevalues import InlineValue
-from .sources import SourceClaim
 
 
 @dataclass(frozen=True)

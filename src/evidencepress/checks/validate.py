@@ -16,11 +16,11 @@ from ..core.export import record_ids
 from ..core.model import Document, FrontMatter, JsonPath, ParsedPage, Positions, SourceRef, dotted
 from ..schemas.explain import schema_problems
 from ..schemas.load import SchemaSet
+from .claims import source_claims
 from .inlinevalues import resolve_inline_values
 from .page import Page
 from .prose import check_prose
 from .semantic import check_export, normalise_url
-from .sources import source_claims
 
 
 def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:

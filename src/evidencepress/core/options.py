@@ -26,6 +26,7 @@ class BuildOptions:
     force: bool = False  # replace an output folder that evidencepress did not write
     cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
     prose: bool = True  # warn about prose numbers that copy export values instead of referencing them
+    vault_root: Path | None = None  # the site root whose vault is read; default root (diff: the working tree's)
 
 
 class ConfigError(Exception):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import traceback
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from markupsafe import Markup
 from ..charts import chart_table, inline_svg
 from ..checks.config import SiteConfig
 from ..checks.page import Page
+from ..checks.sources import ResultState
 from ..content.markdown import headings
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
@@ -32,6 +33,7 @@ from .body import render_tokens
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
+from .verification import any_checked, badge_of, badges_by_pointer, envelope_members
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[1] / "defaults" / "templates"
 
@@ -50,6 +52,12 @@ class SiteContext:
     schema_url: str
     index: SiteIndex
     conditions: tuple[str, ...]  # the core condition keys: the columns of every CSV
+    # Each page's results' and facts' states against the vault, by page URL; None: not published
+    # (exports/, the content's snapshot: the states come from the vault).
+    verification: Mapping[str, tuple[ResultState, ...]] | None = field(default_factory=dict)
+
+    def states_of(self, url: str) -> tuple[ResultState, ...]:
+        return self.verification.get(url, ()) if self.verification is not None else ()
 
 
 def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
@@ -153,13 +161,18 @@ def render_article(
 def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes]) -> str:
     figure = env.get_template("figure.html")
     figures: dict[int, str] = {}
+    badges = badges_by_pointer(ctx.states_of(page.url))
     for chart in page.charts:
         body_line = chart.line - page.body_line
         # The SVGs are inlined so that the page's colours (light, dark) and web font reach them.
         wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
+        table = chart_table(chart)
+        row_badges = [[badge_of(pointer, badges) for pointer in group.pointers] for group in table.groups]
         figures[body_line] = figure.render(
             chart=chart,
-            table=chart_table(chart),
+            table=table,
+            badges=row_badges,
+            checked=any_checked(b for group in row_badges for b in group),
             wide=Markup(inline_svg(wide)) if wide else "",
             narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
@@ -191,6 +204,7 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
             {"publisher": s.publisher, "url": s.url, "revision": s.revision, "sha256": s.sha256, "pinned": s.pinned}
             for s in front.sources
         ],
+        **(envelope_members(ctx.states_of(page.url)) if ctx.verification is not None else {}),
         "charts": [
             {"id": c.id, "file": absolute(ctx.config.base_url, f"{page.url}{c.id}.svg"), "kind": c.kind,
              "plotted": list(c.plotted)}
@@ -214,7 +228,8 @@ def generated_envelope(ctx: SiteContext, url: str, title: str, checked: str | No
     """The ``page`` member of a generated page's index.json (same keys as an article's)."""
     base = ctx.config.base_url
     return {"title": title, "url": absolute(base, url), "md_url": absolute(base, url + "index.md"),
-            "checked": checked, "updated": None, "sources": [], "charts": [], "schema": ctx.schema_url}
+            "checked": checked, "updated": None, "sources": [], "verification": [], "facts_verification": [],
+            "charts": [], "schema": ctx.schema_url}
 
 
 def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:

@@ -35,14 +35,15 @@ def iter_export_files(pages: Sequence[Page], ctx: SiteContext) -> Iterator[tuple
     """(POSIX path relative to exports/, its bytes in chunks) of every file, one at a time (a
     build writes each at once rather than holding the snapshot of a large site). results.csv is
     the site's table of the published pages, made of the CSV lines each page's facts hold."""
-    # A base URL of "/" turns every absolute URL of the page envelope into a site path.
-    site_paths = replace(ctx, config=replace(ctx.config, base_url="/"))
+    # A base URL of "/" turns every absolute URL of the page envelope into a site path. The
+    # verification states come from the vault, not the content: the snapshot leaves them out.
+    site_paths = replace(ctx, config=replace(ctx.config, base_url="/"), verification=None)
     published = [page for page in pages if not page.front.draft]
     for page in published:
         yield export_name(page), (article_json(page, site_paths),)
     table = ctx.index.results
     yield RESULTS_FILE, dataset.csv_chunks(table if len(published) == len(pages) else
-                                           table.only({page.url for page in published}))
+                                           table.only({page.url for page in published}), verified=False)
 
 
 def export_name(page: Page) -> str:

@@ -10,11 +10,13 @@ article reports which of them.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
+from ..checks.sources import ResultState
 from ..core.export import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
 from ..site.index import (
@@ -36,13 +38,14 @@ from ..site.records import Record
 from .article import SiteContext, dump_json, generated_envelope, page_context
 from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
+from .verification import badges_by_pointer, entries
 from .views import citation_view
 
 PAGEFIND_FOLDER = "pagefind/"
 
 
 def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
-    views = tuple(citation_view(c) for c in record.citations)
+    views = tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url))) for c in record.citations)
     prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
     html = env.get_template("record.html").render(
         **page_context(ctx, record.url), record=record, citations=views, prose=prose,
@@ -81,8 +84,23 @@ def record_document(record: Record, ctx: SiteContext) -> dict[str, Any]:
         })
         start += len(citation.results)
     envelope["articles"] = articles
+    envelope["verification"] = _record_verification(record, ctx)
     return {"page": envelope, "facts": [], RESULTS: [result.data for result in record.results],
             "conditions": {}}
+
+
+def _record_verification(record: Record, ctx: SiteContext) -> list[dict[str, Any]]:
+    """The states of the record's results, as its citing pages have them, pointing into the record's
+    own reported_results."""
+    found: list[ResultState] = []
+    position = 0  # in the record's reported_results
+    for citation in record.citations:
+        states = {state.index: state for state in ctx.states_of(citation.page.url) if state.section == RESULTS}
+        for index in citation.indexes:
+            state = states.get(index)
+            found += [replace(state, index=position)] if state is not None else []
+            position += 1
+    return entries(found)
 
 
 def render_community(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes]:

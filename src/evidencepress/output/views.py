@@ -6,6 +6,7 @@ Values are shown as authored (``22.50`` stays ``22.50``); ``null`` reads
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from ..checks.page import Page
 from ..core.model import SourceRef
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention
+from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
 NOT_RECORDED = "—"
@@ -49,6 +51,7 @@ class ResultView:
     uncertainty: str
     conditions: tuple[Cell, ...]  # one per varying condition of the citation
     evidence_url: str
+    badge: Badge | None = None  # its state against the cited document
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class CitationView:
     results: tuple[ResultView, ...]
     mentions: tuple[Mention, ...]
     sources: tuple[SourceRef, ...]
+    checked: bool = False  # some result's line was checked against its document: the table shows a column
 
 
 def cell(value: Any) -> Cell:
@@ -74,8 +78,10 @@ def text(value: Any) -> str:
     return csv_cell(value)
 
 
-def citation_view(citation: Citation) -> CitationView:
+def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None) -> CitationView:
+    """``badges``: the citing page's verification badges, by JSON pointer."""
     cells: dict[str, Cell] = {}  # by text: a record's thousands of rows repeat few condition values
+    found = badges or {}
 
     def condition_cell(value: Any) -> Cell:
         if type(value) is not str:
@@ -94,9 +100,17 @@ def citation_view(citation: Citation) -> CitationView:
             uncertainty=uncertainty_text(result.uncertainty),
             conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in citation.varying),
             evidence_url=text(result.evidence_url),
+            badge=found.get(f"/reported_results/{index}") if index is not None else None,
         )
-        for result in citation.results
+        for result, index in zip(citation.results, _indexes(citation), strict=True)
     )
     shared = tuple((key, cell(value)) for key, value in citation.shared)
-    return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources)
+    return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources,
+                        any_checked(row.badge for row in results))
 
+
+def _indexes(citation: Citation) -> tuple[int | None, ...]:
+    """Each of the citation's results' index in its page's reported_results (None: not known)."""
+    if len(citation.indexes) == len(citation.results):
+        return citation.indexes
+    return (None,) * len(citation.results)

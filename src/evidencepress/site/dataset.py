@@ -4,7 +4,10 @@ One row per reported result of every page, in page order then export order.
 Values are never converted: a number is written as its authored literal, a
 condition keeps its JSON value, and ``null`` (not reported) stays ``null`` in
 JSON and becomes an empty cell in CSV. URLs are site paths (``/guides/a/``),
-so the bytes do not depend on where the site is deployed.
+so the bytes do not depend on where the site is deployed. The last column,
+``verification``, is the result's state against its cited document (SPEC §11):
+it depends on the vault, not on the page, so the rows a worker makes of a page
+(cached with it) leave it empty and ``with_states`` fills it in.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ FIXED_COLUMNS = (
     "uncertainty_high",
     "evidence_url",
 )
+VERIFICATION = "verification"
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,11 @@ class ResultTable:
     columns: tuple[str, ...]
     rows: tuple[ResultRow, ...]  # page after page, each page's in export order
     # Each page's rows as CSV lines (no header), by site path, as the validating worker wrote them
-    # (PageFacts.csv): the article's index.csv and the site's results.csv are made of them.
+    # (PageFacts.csv: ``verification`` left empty) and where each line ends: the article's index.csv
+    # and the site's results.csv are made of them, with the states written in (``with_states``).
     page_csv: Mapping[str, bytes] = field(default_factory=dict)
+    csv_ends: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    states: Mapping[str, Sequence[str | None]] = field(default_factory=dict)  # each page's, one per row
 
     def rows_of(self, page: str) -> tuple[ResultRow, ...]:
         return self._by_page.get(page, ())
@@ -80,12 +87,17 @@ class ResultTable:
     def only(self, pages: set[str]) -> ResultTable:
         """The rows of ``pages``, in the same order."""
         return ResultTable(self.columns, tuple(row for row in self.rows if row.page in pages),
-                           {page: text for page, text in self.page_csv.items() if page in pages})
+                           {page: text for page, text in self.page_csv.items() if page in pages},
+                           self.csv_ends, self.states)
 
-    def csv_lines_of(self, page: str) -> bytes:
-        """The page's rows as CSV lines, without the header."""
+    def csv_lines_of(self, page: str, verified: bool = True) -> bytes:
+        """The page's rows as CSV lines, without the header (``verified``: with their states; else
+        without the ``verification`` column)."""
         found = self.page_csv.get(page)
-        return found if found is not None else csv_lines(self.rows_of(page))
+        ends = self.csv_ends.get(page)
+        if found is None or ends is None:
+            return csv_lines(self.rows_of(page) if verified else map(_unverified, self.rows_of(page)))
+        return with_states(found, ends, self.states.get(page)) if verified else without_states(found, ends)
 
     @functools.cached_property
     def _by_page(self) -> dict[str, tuple[ResultRow, ...]]:
@@ -95,27 +107,66 @@ class ResultTable:
         return {page: tuple(rows) for page, rows in grouped.items()}
 
 
+def _unverified(row: ResultRow) -> ResultRow:
+    return ResultRow(row.page, row.columns[:-1], row.values[:-1])
+
+
 def table_columns(conditions: Sequence[str]) -> tuple[str, ...]:
-    return FIXED_COLUMNS + tuple(f"conditions.{key}" for key in conditions)
+    return FIXED_COLUMNS + tuple(f"conditions.{key}" for key in conditions) + (VERIFICATION,)
 
 
 def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], conditions: Sequence[str]) -> ResultTable:
-    """The table of every reported result of ``pages`` ((site path, export) pairs)."""
+    """The table of every reported result of ``pages`` ((site path, export) pairs), not verified."""
     return table_of(((path, row_values(path, export, conditions)) for path, export in pages), conditions)
 
 
 def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], conditions: Sequence[str],
-             page_csv: Mapping[str, bytes] | None = None) -> ResultTable:
+             page_csv: Mapping[str, tuple[bytes, tuple[int, ...]]] | None = None,
+             states: Mapping[str, Sequence[str | None]] | None = None) -> ResultTable:
     """The table of pages' rows as ``row_values`` gives them ((site path, rows) pairs);
-    ``page_csv``: their CSV lines by site path, when they were written already."""
+    ``page_csv``: their ``unverified_csv`` by site path, when it was written already;
+    ``states``: each page's verification states, one per row (none: null)."""
     columns = table_columns(conditions)
-    rows = tuple(ResultRow(path, columns, values) for path, rows in pages for values in rows)
-    return ResultTable(columns, rows, page_csv or {})
+    known = {path: padded for path, found in (states or {}).items()
+             if (padded := tuple(found))}
+    rows = tuple(ResultRow(path, columns, values + (state,))
+                 for path, rows in pages
+                 for values, state in zip(rows, _padded(known.get(path), len(rows)), strict=True))
+    written = page_csv or {}
+    return ResultTable(columns, rows, {path: text for path, (text, _) in written.items()},
+                       {path: ends for path, (_, ends) in written.items()}, known)
+
+
+def _padded(states: Sequence[str | None] | None, count: int) -> Sequence[str | None]:
+    return tuple(states) if states is not None and len(states) == count else (None,) * count
 
 
 def row_values(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
-    """The values of each row of a page's reported results, in the table's columns."""
+    """The values of each row of a page's reported results, in the table's columns but the last
+    (``verification``: not known from the page)."""
     return tuple(_values(path, result, conditions) for result in reported_results(export))
+
+
+def unverified_csv(path: str, rows: tuple[tuple[Any, ...], ...], conditions: Sequence[str]) -> tuple[bytes, tuple[int, ...]]:
+    """The page's rows as CSV lines with an empty ``verification`` cell, and where each line's end
+    (its CRLF) stands: ``with_states`` writes the states there."""
+    columns = table_columns(conditions)
+    lines = [csv_lines([ResultRow(path, columns, values + (None,))]) for values in rows]
+    ends = tuple(itertools.accumulate(len(line) for line in lines))
+    return b"".join(lines), tuple(end - 2 for end in ends)
+
+
+def with_states(csv: bytes, ends: Sequence[int], states: Sequence[str | None] | None) -> bytes:
+    """``unverified_csv``'s lines with each row's state in its last cell: the bytes the CSV writer
+    gives the rows with their states (a state is a plain word: never quoted)."""
+    if not states or len(states) != len(ends) or not any(states):
+        return csv
+    parts, start = [], 0
+    for end, state in zip(ends, states, strict=True):
+        parts += [csv[start:end], (state or "").encode()]
+        start = end
+    parts.append(csv[start:])
+    return b"".join(parts)
 
 
 def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tuple[Any, ...]:
@@ -158,22 +209,33 @@ def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:
     return None, None, None, None
 
 
+def without_states(csv: bytes, ends: Sequence[int]) -> bytes:
+    """``unverified_csv``'s lines without their (empty) last cell and its separator."""
+    parts, start = [], 0
+    for end in ends:
+        parts.append(csv[start:end - 1])
+        start = end
+    parts.append(csv[start:])
+    return b"".join(parts)
+
+
 def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> bytes:
     """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell.
     ``rows`` (default: every row of the table) picks some, e.g. one article's."""
     return b"".join(csv_chunks(table, rows))
 
 
-def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> Iterator[bytes]:
+def csv_chunks(table: ResultTable, rows: Iterable[ResultRow] | None = None, verified: bool = True) -> Iterator[bytes]:
     """``csv_bytes`` a page (or a few thousand rows) at a time (a site's CSV need not be held
-    whole). The whole table is its pages' CSV lines one after the other, as they were written."""
-    yield csv_header(table.columns)
+    whole). The whole table is its pages' CSV lines one after the other, as they were written
+    (``verified``: with their states; exports/ leaves the column out: they come from the vault)."""
+    yield csv_header(table.columns if verified else table.columns[:-1])
     if rows is None and table.page_csv:
-        for page, run in itertools.groupby(table.rows, key=lambda row: row.page):
-            found = table.page_csv.get(page)
-            yield found if found is not None else csv_lines(run)
+        for page, _ in itertools.groupby(table.rows, key=lambda row: row.page):
+            yield table.csv_lines_of(page, verified)
         return
-    for batch in batches(table.rows if rows is None else rows):
+    chosen = table.rows if rows is None else rows
+    for batch in batches(chosen if verified else map(_unverified, chosen)):
         yield csv_lines(batch)
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
-from .dataset import ResultRow, ResultTable, csv_lines, row_values, table_columns, table_of
+from .dataset import ResultTable, row_values, table_of, unverified_csv
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
 HOME_URL = "/"
@@ -156,7 +156,8 @@ class PageFacts:
     record_counts: tuple[tuple[str, int], ...]  # results per record, in order of first result
     metrics: tuple[MetricCount, ...]  # results per (metric, unit), in order of first result
     facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
-    csv: bytes  # ``rows`` as lines of the site's CSV (no header): its index.csv and results.csv
+    csv: bytes  # ``rows`` as lines of the site's CSV (no header), unverified: its index.csv and results.csv
+    csv_ends: tuple[int, ...]  # where each row's line of ``csv`` ends (its verification cell: see with_states)
 
 
 def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
@@ -170,10 +171,9 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
         key = (result.metric or "", result.unit or "")
         metrics[key] = metrics.get(key, 0) + 1
     rows = row_values(page.url, page.export, conditions)
-    columns = table_columns(conditions)
+    csv, ends = unverified_csv(page.url, rows, conditions)
     return PageFacts(tuple(conditions), rows, cited_records(page, conditions), tuple(counts.items()),
-                     tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results),
-                     csv_lines(ResultRow(page.url, columns, values) for values in rows))
+                     tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results), csv, ends)
 
 
 def _facts(page: Page, found: PageFacts | None, conditions: tuple[str, ...]) -> PageFacts:
@@ -181,18 +181,20 @@ def _facts(page: Page, found: PageFacts | None, conditions: tuple[str, ...]) -> 
 
 
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
-               conditions: Sequence[str], facts: Mapping[str, PageFacts] | None = None) -> SiteIndex:
+               conditions: Sequence[str], facts: Mapping[str, PageFacts] | None = None,
+               states: Mapping[str, Sequence[str | None]] | None = None) -> SiteIndex:
     """Everything across pages, from the validated articles and record prose. ``facts``: each
     page's PageFacts by URL, as the validating workers found them (those missing, or found for
-    other conditions, are found here)."""
+    other conditions, are found here); ``states``: each page's results' verification states, by URL."""
     known = facts or {}
+    verified = states or {}
     with_found = [(page, _facts(page, known.get(page.url), tuple(conditions))) for page in pages]
     records = build_records([(page, found.cited) for page, found in with_found], prose)
     titles = {record.id: record.title for record in records}
     entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)
     listings = _listings(entries, config)
     table = table_of(((page.url, found.rows) for page, found in with_found), conditions,
-                     {page.url: found.csv for page, found in with_found})
+                     {page.url: (found.csv, found.csv_ends) for page, found in with_found}, verified)
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)

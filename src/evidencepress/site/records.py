@@ -43,6 +43,7 @@ class Citation:
     varying: tuple[str, ...]  # conditions whose value differs between results, or that some lack
     mentions: tuple[Mention, ...]
     sources: tuple[SourceRef, ...]  # the article's sources that these results point into
+    indexes: tuple[int, ...] = ()  # each result's index in the page's reported_results
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class CitedRecord:
     varying: tuple[str, ...]
     mentions: tuple[Mention, ...]
     sources: tuple[SourceRef, ...]
+    indexes: tuple[int, ...] = ()  # each result's index in the page's reported_results
 
 
 @dataclass(frozen=True)
@@ -108,15 +110,18 @@ def cited_records(page: Page, core: Sequence[str] = ()) -> tuple[CitedRecord, ..
     authored, in export order), their shared and varying conditions (``core`` keys first) and the
     other export entries that name it."""
     results: dict[str, list[ReportedResult]] = {}
-    for result in results_of(page):
+    indexes: dict[str, list[int]] = {}
+    for index, result in enumerate(results_of(page)):
         if result.record_id is not None:
             results.setdefault(result.record_id, []).append(result)
+            indexes.setdefault(result.record_id, []).append(index)
     mentions = _mentions(page.export)
     found = []
     for rid in sorted(results.keys() | mentions.keys()):
         cited = tuple(results.get(rid, ()))
         shared, varying = split_conditions(cited, core)
-        found.append(CitedRecord(rid, cited, shared, varying, tuple(mentions.get(rid, ())), _sources(page, cited)))
+        found.append(CitedRecord(rid, cited, shared, varying, tuple(mentions.get(rid, ())), _sources(page, cited),
+                                 tuple(indexes.get(rid, ()))))
     return tuple(found)
 
 
@@ -128,7 +133,8 @@ def build_records(pages: Sequence[tuple[Page, tuple[CitedRecord, ...]]],
     for page, page_records in sorted(pages, key=lambda item: item[0].url):
         for found in page_records:
             cited.setdefault(found.record_id, []).append(
-                Citation(page, found.results, found.shared, found.varying, found.mentions, found.sources))
+                Citation(page, found.results, found.shared, found.varying, found.mentions, found.sources,
+                         found.indexes))
     records: list[Record] = []
     for rid in sorted({rid for page, _ in pages for rid in page.record_ids}):  # slugs only
         text = by_id.get(rid)

@@ -1,0 +1,102 @@
+"""Verification states as the site publishes them: ``page.verification`` and the badges.
+
+Each reported result's state against its cited document (``checks.sources``)
+is published three ways: as data in the ``page`` envelope of index.json (one
+entry per result, in export order), as the ``verification`` column of the CSV
+and JSON tables (``site.dataset``), and as a badge beside each value in the
+article's chart tables and a record page's results, with the cited line quoted
+as text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..checks.claims import FACTS, RESULTS
+from ..checks.sources import (
+    ABSENT,
+    LITERAL_MISMATCH,
+    MOVED,
+    NO_LINE,
+    SOURCE_MISSING,
+    VERIFIED,
+    ResultState,
+)
+
+# (symbol, label) of each state, as a badge shows it.
+_SHOWN = {
+    VERIFIED: ("✓", "verified"),
+    LITERAL_MISMATCH: ("≈", "written differently"),
+    MOVED: ("↕", "on another line"),
+    ABSENT: ("✗", "not on its line"),
+    NO_LINE: ("–", "no line cited"),
+    SOURCE_MISSING: ("?", "not checked"),
+}
+UNCHECKED = frozenset({SOURCE_MISSING})  # a table of these only says so once, in a note
+
+
+@dataclass(frozen=True)
+class Badge:
+    """One value's state as a page shows it."""
+
+    state: str
+    symbol: str
+    label: str
+    line: int | None  # the cited line
+    excerpt: str  # the cited line as the document writes it; "" when the build did not have it
+    explanation: str  # one sentence: what the state means for this value
+
+    @property
+    def checked(self) -> bool:
+        return self.state not in UNCHECKED
+
+
+def entries(states: Sequence[ResultState], section: str = RESULTS) -> list[dict[str, Any]]:
+    """``page.verification`` (or the facts'): ``{"pointer", "state", "line", "excerpt", "found_line"}``
+    per entry of ``section``, in export order."""
+    return [{"pointer": state.pointer, "state": state.state, "line": state.line, "excerpt": state.excerpt,
+             "found_line": state.found} for state in states if state.section == section]
+
+
+def envelope_members(states: Sequence[ResultState]) -> dict[str, list[dict[str, Any]]]:
+    return {"verification": entries(states, RESULTS), "facts_verification": entries(states, FACTS)}
+
+
+def badge(state: ResultState) -> Badge:
+    symbol, label = _SHOWN.get(state.state, ("?", state.state))
+    return Badge(state.state, symbol, label, state.line, state.excerpt or "", _explanation(state))
+
+
+def _explanation(state: ResultState) -> str:
+    line = f"line {state.line}" if state.line is not None else "its line"
+    if state.state == VERIFIED:
+        return f"The value stands on {line} of the cited document."
+    if state.state == LITERAL_MISMATCH:
+        return f"{line.capitalize()} of the cited document writes the value differently."
+    if state.state == MOVED:
+        return f"The value stands on line {state.found} of the cited document, not on the cited {line}."
+    if state.state == ABSENT:
+        return f"The value is not on {line} of the cited document."
+    if state.state == NO_LINE:
+        return "The result cites no line of its document."
+    return "The cited document was not in this build's vault: the line was not checked."
+
+
+def badges_by_pointer(states: Iterable[ResultState]) -> dict[str, Badge]:
+    return {state.pointer: badge(state) for state in states}
+
+
+def badge_of(pointer: str, badges: Mapping[str, Badge]) -> Badge | None:
+    """The badge of the entry at ``pointer`` or of the entry that holds it (a chart may plot
+    /reported_results/3/value)."""
+    found = badges.get(pointer)
+    while found is None and pointer.count("/") > 2:
+        pointer = pointer.rsplit("/", 1)[0]
+        found = badges.get(pointer)
+    return found
+
+
+def any_checked(badges: Iterable[Badge | None]) -> bool:
+    return any(b is not None and b.checked for b in badges)

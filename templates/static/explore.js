@@ -26,8 +26,11 @@
     system: "conditions.system",
     engine: "conditions.engine",
     metric: "metric",
-    record: "source_record_id"
+    record: "source_record_id",
+    verification: "verification"
   };
+  // The states of a value against its cited line, as the pages name them.
+  var CHECKS = data.checks || {};
   var NUMERIC = { "value": true, "conditions.concurrency": true };
   var LONG_TEXT = 28;  // characters: a longer cell wraps inside a wider column (as on record pages)
   var root = table.getAttribute("data-root") || "";
@@ -110,7 +113,7 @@
       option.value = value;
       option.textContent = name === "record" && data.records && data.records[value] && data.records[value] !== value
         ? data.records[value] + " (" + counts[value] + ")"
-        : value + " (" + counts[value] + ")";
+        : (name === "verification" && CHECKS[value] ? CHECKS[value] : value) + " (" + counts[value] + ")";
       select.appendChild(option);
     });
     select.value = state[name];
@@ -197,6 +200,12 @@
     tr.appendChild(linkCell(record, link("/community/" + record + "/")));
     var page = cell(row, "page");
     tr.appendChild(linkCell(pageTitle(page), link(page)));
+    var check = cell(row, "verification");
+    var checkCell = textCell(check === null ? null : (CHECKS[check] || check));
+    if (check !== null) {
+      checkCell.className = (checkCell.className ? checkCell.className + " " : "") + "check-label check-" + check;
+    }
+    tr.appendChild(checkCell);
     return tr;
   }
 

@@ -55,9 +55,20 @@ def inputs_digest(options: BuildOptions, out: Path) -> str | None:
             if not folder.is_dir() and name in ("templates", "schema"):
                 folder = _PACKAGE_DEFAULTS / name
             digest.update(name.encode() + b"\0" + tree_digest(folder).encode())
+        vault = _vault_folder(options)  # the documents the values are verified against
+        digest.update(b"vault\0" + (tree_digest(vault).encode() if vault.is_dir() else b"none"))
     except OSError:
         return None
     return digest.hexdigest()
+
+
+def _vault_folder(options: BuildOptions) -> Path:
+    """The vault as site.toml names it (a site.toml that cannot be read is reported by the build)."""
+    try:
+        folder = tomllib.loads((options.root / "site.toml").read_text(encoding="utf-8")).get("sources", "sources")
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+        folder = "sources"
+    return (options.vault_root or options.root) / (folder if isinstance(folder, str) else "sources")
 
 
 def tree_digest(folder: Path) -> str:

@@ -51,6 +51,7 @@ class ResultState:
     excerpt: str | None = None  # the cited line(s) as the document writes them (None: not in the vault)
     found: int | None = None  # the line to write, for a moved entry
     section: str = RESULTS
+    at: int | None = None  # where in ``excerpt`` the value stands (verified, literal-mismatch)
 
     @property
     def pointer(self) -> str:
@@ -122,7 +123,9 @@ def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str) 
     tokens = _tokens(text)
 
     def state(name: str, found: int | None = None) -> ResultState:
-        return ResultState(claim.index, name, start, excerpt(lines, start, end), found, claim.section)
+        cited = excerpt(lines, start, end)
+        at = _offset(claim.literals[0], cited) if cited is not None and name in (VERIFIED, LITERAL_MISMATCH) else None
+        return ResultState(claim.index, name, start, cited, found, claim.section, at)
 
     exact = [lit for lit in claim.literals if _stands(lit, text, tokens)]
     if len(exact) == len(claim.literals):
@@ -179,6 +182,18 @@ def _words(text: str, loose: bool = False) -> re.Pattern[str]:
     case and spacing."""
     body = r"\s+".join(map(re.escape, text.split())) if loose else re.escape(text)
     return re.compile(rf"(?<!\w){body}(?!\w)", re.IGNORECASE if loose else 0)
+
+
+def _offset(literal: Literal, text: str) -> int | None:
+    """Where the literal (or the number equal to it) first stands in ``text``."""
+    if not literal.is_number:
+        match = _words(literal.text, loose=True).search(text)
+        return match.start() if match is not None else None
+    number = _decimal(literal.text)
+    for token in _TOKEN.finditer(text):
+        if token.group(0) == literal.text or (number is not None and _decimal(token.group(0).replace(",", "")) == number):
+            return token.start()
+    return None
 
 
 def _tokens(text: str) -> set[str]:

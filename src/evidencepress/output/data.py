@@ -18,6 +18,7 @@ from ..checks.page import Page
 from ..core import jsontext
 from ..site.dataset import ResultTable, batches, csv_chunks, json_rows, page_csv
 from ..site.index import DATA_URL, SiteIndex
+from .verification import state_names
 
 RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
 
@@ -66,7 +67,8 @@ def results_script(index: SiteIndex) -> Iterator[bytes]:
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
     records = {r.id: r.title for r in index.records}
     yield _script_text(f'], "pages": {json.dumps(pages, ensure_ascii=False)}, '
-                       f'"records": {json.dumps(records, ensure_ascii=False)}}};\n')
+                       f'"records": {json.dumps(records, ensure_ascii=False)}, '
+                       f'"checks": {json.dumps(state_names(), ensure_ascii=False)}}};\n')
 
 
 def _script_text(text: str) -> bytes:

@@ -87,6 +87,17 @@ def robots(config: SiteConfig) -> bytes:
     return f"User-agent: *\nAllow: /\n\nSitemap: {absolute(config.base_url, '/sitemap.xml')}\n".encode()
 
 
+VERIFICATION_NOTE = (
+    "Each reported result is checked against the line of the document it cites; its state is the "
+    "`verification` column of the CSV and JSON tables and `page.verification` in index.json (with the "
+    "cited line as `excerpt`): `verified` (the value stands on the cited line as written), "
+    "`literal-mismatch` (the line writes the same number differently, e.g. 8.20 for 8.2), `moved` (the "
+    "value stands on another line: `found_line`), `no-line` (the result cites no line), `source-missing` "
+    "(the cited document was not available to the build: not checked). A value not on its line (`absent`) "
+    "fails the build and is never published."
+)
+
+
 def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
     """The llms.txt convention: a title, a one-line summary, notes, then link lists by section."""
     base = config.base_url
@@ -100,6 +111,7 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
         f"one table: {absolute(base, DATA_URL + 'results.csv')} (CSV) and {absolute(base, DATA_URL + 'results.json')} "
         f"(JSON); every page with its URLs: {absolute(base, DATA_URL + 'catalog.json')}."
     )
+    parts.append(VERIFICATION_NOTE)
     for listing in index.listings[1:]:
         parts.append(f"## {listing.heading}")
         parts.append(_links([_catalog_line(e, base) for e in _by_url(index, [x.page.url for x in listing.entries])]))

@@ -35,6 +35,7 @@ _SHOWN = {
     SOURCE_MISSING: ("?", "not checked"),
 }
 UNCHECKED = frozenset({SOURCE_MISSING})  # a table of these only says so once, in a note
+SNIPPET_CHARS = 32  # of the cited line on each side of the value, in a table
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,13 @@ class Badge:
     line: int | None  # the cited line
     excerpt: str  # the cited line as the document writes it; "" when the build did not have it
     explanation: str  # one sentence: what the state means for this value
+    snippet: str = ""  # the part of the excerpt around the value, as a table shows it
+    found: int | None = None  # the line the value stands on, when moved
+
+    @property
+    def tip(self) -> str:
+        """The explanation and the cited line, as hover and focus show them."""
+        return self.explanation + (f" Line {self.line}: “{self.excerpt}”" if self.excerpt else "")
 
     @property
     def checked(self) -> bool:
@@ -64,9 +72,28 @@ def envelope_members(states: Sequence[ResultState]) -> dict[str, list[dict[str, 
     return {"verification": entries(states, RESULTS), "facts_verification": entries(states, FACTS)}
 
 
+def state_names() -> dict[str, str]:
+    """Each state as a badge names it ("✓ verified"), for the explorer."""
+    return {state: f"{symbol} {label}" for state, (symbol, label) in _SHOWN.items()}
+
+
 def badge(state: ResultState) -> Badge:
     symbol, label = _SHOWN.get(state.state, ("?", state.state))
-    return Badge(state.state, symbol, label, state.line, state.excerpt or "", _explanation(state))
+    excerpt = state.excerpt or ""
+    return Badge(state.state, symbol, label, state.line, excerpt, _explanation(state), _snippet(excerpt, state.at),
+                 state.found)
+
+
+def _snippet(excerpt: str, at: int | None) -> str:
+    """The excerpt around the value (its whole when short or when the value's place is not known)."""
+    if at is None or len(excerpt) <= 2 * SNIPPET_CHARS + 20:
+        return excerpt
+    start, end = max(0, at - SNIPPET_CHARS), min(len(excerpt), at + SNIPPET_CHARS + 20)
+    if start > 0:
+        start = excerpt.find(" ", start) + 1 or start  # begin and end at a word
+    if end < len(excerpt):
+        end = excerpt.rfind(" ", at, end) if excerpt.rfind(" ", at, end) > at else end
+    return ("…" if start > 0 else "") + excerpt[start:end].strip() + ("…" if end < len(excerpt) else "")
 
 
 def _explanation(state: ResultState) -> str:

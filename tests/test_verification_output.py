@@ -1,0 +1,171 @@
+"""Verification states as the site publishes them: index.json, the CSV and JSON tables, badges.
+
+The sites cite a document the tests write themselves into the vault (sources/).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from click.testing import CliRunner
+from sitekit import CHART, SHA, SOURCE_URL, article, export, make_site, result
+
+from evidencepress.cli import main
+
+DOCUMENT = (
+    b"Benchmark notes\n"
+    b"\n"
+    b"Decode at C1 reached 42.5 tokens/s over 3 runs.\n"
+    b"Prefill took 8.20 s at 1,024 tokens.\n"
+    b"Total 188.5 tokens.\n"
+)
+DIGEST = hashlib.sha256(DOCUMENT).hexdigest()
+LINE_3 = "Decode at C1 reached 42.5 tokens/s over 3 runs."
+LINE_4 = "Prefill took 8.20 s at 1,024 tokens."
+
+
+def cited(label: str, value: Any, line: int | None, **overrides: Any) -> dict[str, Any]:
+    entry = result(label, value, source_document_sha256=DIGEST, **overrides)
+    entry["evidence_url"] = SOURCE_URL + (f"#L{line}" if line is not None else "")
+    if line is not None:
+        entry["source_line"] = line
+    return entry
+
+
+RESULTS = [
+    cited("Decode, \"quoted\"\nand on two lines", 42.5, 3),  # a label the CSV writer must quote
+    cited("Prefill", 8.2, 4, metric="prefill_time", unit="s"),
+    cited("Total", 188.5, 4, source_record_id="other-record"),
+    cited("Tokens", 1024, None),
+]
+FACT = {"label": "Runs", "value": "3 runs", "classification": "setting", "evidence_url": SOURCE_URL + "#L3",
+        "source_line": 3, "source_document_sha256": DIGEST}
+
+
+def site(root: Path, vault: bool = True) -> Path:
+    text = article("Cited", "Text." + CHART, export(*RESULTS, facts=[FACT])).replace(SHA, DIGEST)
+    make_site(root, {"guides/a.md": text})
+    if vault:
+        (root / "sources").mkdir()
+        (root / "sources" / DIGEST).write_bytes(DOCUMENT)
+    return root
+
+
+def build(root: Path, *args: str) -> None:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *args])
+    assert outcome.exit_code == 0, outcome.output
+
+
+def envelope(root: Path) -> dict[str, Any]:
+    page: dict[str, Any] = json.loads((root / "_site/guides/a/index.json").read_text())["page"]
+    return page
+
+
+def test_index_json_carries_one_state_per_result_in_export_order(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    build(root)
+    page = envelope(root)
+    assert page["verification"] == [
+        {"pointer": "/reported_results/0", "state": "verified", "line": 3, "excerpt": LINE_3, "found_line": None},
+        {"pointer": "/reported_results/1", "state": "literal-mismatch", "line": 4, "excerpt": LINE_4,
+         "found_line": None},
+        {"pointer": "/reported_results/2", "state": "moved", "line": 4, "excerpt": LINE_4, "found_line": 5},
+        {"pointer": "/reported_results/3", "state": "no-line", "line": None, "excerpt": None, "found_line": None},
+    ]
+    assert page["facts_verification"] == [
+        {"pointer": "/facts/0", "state": "verified", "line": 3, "excerpt": LINE_3, "found_line": None}]
+    exported = json.loads((root / "_site/guides/a/index.json").read_text())
+    assert exported["reported_results"][1]["value"] == 8.2  # the export itself stays as authored
+
+
+def test_the_csv_and_json_tables_have_a_verification_column(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    build(root)
+    states = ["verified", "literal-mismatch", "moved", "no-line"]
+    for name in ("guides/a/index.csv", "data/results.csv"):
+        rows = list(csv.DictReader(io.StringIO((root / "_site" / name).read_text(), newline="")))
+        assert [row["verification"] for row in rows] == states
+        assert rows[0]["label"] == "Decode, \"quoted\"\nand on two lines"
+    table = json.loads((root / "_site/data/results.json").read_text())
+    assert table["columns"][-1] == "verification"
+    assert [row["verification"] for row in table["results"]] == states
+    script = (root / "_site/data/results.js").read_text()
+    assert '"checks": {"verified": "✓ verified"' in script
+
+
+def test_exports_leave_the_states_out_whatever_the_vault(tmp_path: Path) -> None:
+    with_vault, without = site(tmp_path / "with"), site(tmp_path / "without", vault=False)
+    build(with_vault)
+    build(without)
+    for name in ("results.csv", "guides/a.json"):
+        assert (with_vault / "exports" / name).read_bytes() == (without / "exports" / name).read_bytes()
+    assert b"verification" not in (with_vault / "exports/results.csv").read_bytes()
+    assert b"verification" not in (with_vault / "exports/guides/a.json").read_bytes()
+
+
+def test_chart_tables_and_record_pages_show_badges_with_the_cited_line(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    build(root)
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert '<th scope="col">Source line</th>' in html
+    assert 'class="check check-verified" tabindex="0" role="note"' in html
+    assert (f'data-tip="The value stands on line 3 of the cited document. Line 3: “{LINE_3}”"') in html
+    assert f'<q class="excerpt" title="{LINE_3}">{LINE_3}</q>' in html
+    record = (root / "_site/community/example-record/index.html").read_text()
+    assert record.count('class="check check-') == 3  # the record's three results
+    assert "≈ written differently</span> · line 4" in record
+    other = (root / "_site/community/other-record/index.html").read_text()
+    assert "↕ on another line</span> · line 4, found on line 5" in other
+    assert json.loads((root / "_site/community/other-record/index.json").read_text())["page"]["verification"] == [
+        {"pointer": "/reported_results/0", "state": "moved", "line": 4, "excerpt": LINE_4, "found_line": 5}]
+
+
+def test_without_the_document_the_tables_say_once_that_nothing_was_checked(tmp_path: Path) -> None:
+    root = site(tmp_path, vault=False)
+    build(root)
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert "Source line</th>" not in html and 'class="check ' not in html
+    assert "were not in the vault when this page was built" in html
+    assert {entry["state"] for entry in envelope(root)["verification"]} == {"source-missing"}
+
+
+def test_a_document_leaving_the_vault_renders_the_cached_pages_again(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    build(root)
+    assert envelope(root)["verification"][0]["state"] == "verified"
+    (root / "sources" / DIGEST).unlink()
+    build(root)  # the page and its cache entries are unchanged: only the vault is
+    assert {entry["state"] for entry in envelope(root)["verification"]} == {"source-missing"}
+    record = (root / "_site/community/example-record/index.html").read_text()
+    assert 'class="check ' not in record
+    rows = list(csv.DictReader(io.StringIO((root / "_site/guides/a/index.csv").read_text(), newline="")))
+    assert {row["verification"] for row in rows} == {"source-missing"}
+
+
+def test_llms_txt_explains_the_states(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    build(root)
+    text = (root / "_site/llms.txt").read_text()
+    for state in ("`verified`", "`literal-mismatch`", "`moved`", "`no-line`", "`source-missing`", "`absent`"):
+        assert state in text
+    explore = (root / "_site/explore/index.html").read_text()
+    assert '<select id="filter-verification" name="verification">' in explore
+
+
+def test_states_written_into_the_cached_csv_lines_are_the_csv_writers_bytes(tmp_path: Path) -> None:
+    from evidencepress.build.plan import plan_site
+    from evidencepress.core.options import BuildOptions
+    from evidencepress.site.dataset import csv_lines
+
+    root = site(tmp_path)
+    plan, _ = plan_site(BuildOptions(root, use_cache=False, jobs=1))
+    assert plan is not None
+    table = plan.index.results
+    written = table.csv_lines_of("/guides/a/")
+    assert written == csv_lines(table.rows_of("/guides/a/"))  # the rows' own cells, states included
+    assert written.count(b",literal-mismatch\r\n") == 1 and b'"Decode, ""quoted""\nand on two lines"' in written

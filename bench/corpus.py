@@ -1,6 +1,8 @@
 """Synthetic corpus generator: N articles with exports and 0..2 charts, for timing.
 
-``make_corpus`` writes an evidencepress site. ``as_hugo``, ``as_pelican`` and
+``make_corpus`` writes an evidencepress site, with the source document each
+article cites in its vault (``sources/``: every value on the line it cites),
+so that ``check`` and ``build`` verify every value. ``as_hugo``, ``as_pelican`` and
 ``as_mkdocs`` write the same Markdown bodies (export and chart fences stay in
 as code blocks) in the layout each of those generators expects, so that one
 bench run times all four on the same text.
@@ -8,6 +10,7 @@ bench run times all four on the same text.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import re
@@ -56,15 +59,31 @@ def _chart(metric: str) -> str:
     )
 
 
-def _article(rng: random.Random, number: int, results: int, charts: int) -> str:
-    export = {"facts": [], "reported_results": [_result(rng, number, i) for i in range(results)], "conditions": {}}
+def _document(results: list[dict[str, object]]) -> bytes:
+    """The source an article cites: line n holds the value (and deviation) of its result n - 1."""
+    lines = []
+    for entry in results:
+        spread = entry["uncertainty"]
+        deviation = f" ± {json.dumps(spread['standard_deviation'])}" if isinstance(spread, dict) else ""
+        lines.append(f"{entry['label']}: {json.dumps(entry['value'])}{deviation} tokens/s, mean of 3 runs.")
+    return ("\n".join(lines) + "\n").encode()
+
+
+def _article(rng: random.Random, number: int, results: int, charts: int) -> tuple[str, bytes]:
+    """The article's text and the document it cites."""
+    entries = [_result(rng, number, i) for i in range(results)]
+    document = _document(entries)
+    digest = hashlib.sha256(document).hexdigest()
+    for entry in entries:
+        entry["source_document_sha256"] = digest
+    export = {"facts": [], "reported_results": entries, "conditions": {}}
     drawn = "\n".join(_chart(metric) for metric in ("served_rate", "decode_rate")[:charts])
     return (
         f'---\ntitle: "Synthetic article {number}"\nsummary: "Generated for timing."\nchecked: 2026-10-18\n'
         f'sources:\n  - publisher: example\n    url: "{URL}"\n    revision: "{REV}"\n    sha256: "{SHA}"\n---\n\n'
         f"Intro. {PROSE}\n\n## Results\n\n{drawn}\n## Notes\n\n{PROSE}\n\n"
         "```json export\n" + json.dumps(export, indent=2) + "\n```\n"
-    )
+    ).replace(SHA, digest), document
 
 
 def make_corpus(target: Path, articles: int, results: int = 20, charts: int = 1, seed: int = 7) -> Path:
@@ -72,9 +91,12 @@ def make_corpus(target: Path, articles: int, results: int = 20, charts: int = 1,
     if target.exists():
         shutil.rmtree(target)
     (target / "content/guides").mkdir(parents=True)
+    (target / "sources").mkdir()
     shutil.copy(REPO / "site.toml", target / "site.toml")
     for number in range(articles):
-        (target / f"content/guides/synthetic-{number:04d}.md").write_text(_article(rng, number, results, charts))
+        text, document = _article(rng, number, results, charts)
+        (target / f"content/guides/synthetic-{number:04d}.md").write_text(text)
+        (target / "sources" / hashlib.sha256(document).hexdigest()).write_bytes(document)
     return target
 
 

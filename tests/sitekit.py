@@ -88,6 +88,13 @@ def article(
     return text
 
 
+def example_site_toml() -> str:
+    """The example site's site.toml without its vault setting: a site that has not set verification
+    up, whose runs say nothing of documents missing from a vault."""
+    text = (REPO / "site.toml").read_text(encoding="utf-8")
+    return "\n".join(line for line in text.split("\n") if not line.startswith("sources ="))
+
+
 def make_site(root: Path, pages: Mapping[str, str], site_toml: str = SITE_TOML) -> Path:
     """Write ``pages`` (path under content/ -> text) and site.toml into ``root``."""
     root.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from sitekit import example_site_toml
 
 from evidencepress.cli import main
 from evidencepress.output.writer import FolderWriter
@@ -121,7 +122,7 @@ def edit(old: str, new: str, text: str = ARTICLE) -> str:
 
 
 def site_toml() -> str:
-    return (REPO / "site.toml").read_text(encoding="utf-8")
+    return example_site_toml()
 
 
 def write_site(root: Path, pages: Mapping[str, str | bytes], toml: str | None = None) -> Path:

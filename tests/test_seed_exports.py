@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from sitekit import example_site_toml
 
 from evidencepress.cli import main
 
@@ -79,7 +80,7 @@ def article_text(seed: SeedArticle, export: str) -> str:
 def seed_problems(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, object]]]:
     """Build one site holding all 22 articles; its problems by article number."""
     root = tmp_path_factory.mktemp("seed-site")
-    (root / "site.toml").write_text((REPO / "site.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    (root / "site.toml").write_text(example_site_toml(), encoding="utf-8")
     guides = root / "content" / "guides"
     guides.mkdir(parents=True)
     for seed in read_dump():

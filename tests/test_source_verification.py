@@ -199,6 +199,15 @@ def test_a_site_without_a_vault_folder_gets_no_note(tmp_path: Path) -> None:
     assert states_of(root) == ["source-missing"]
 
 
+def test_a_site_toml_that_names_the_vault_gets_the_note_before_the_vault_exists(tmp_path: Path) -> None:
+    root = site(tmp_path, cited("A", "42.5", 3), documents=())
+    (root / "sources").rmdir()
+    (root / "site.toml").write_text('sources = "sources"\n' + (root / "site.toml").read_text())
+    _states, problems = run(root)
+    assert lines_of(problems) == [
+        "sources/: note: 1 value cites 1 document not in the vault: their lines are not verified [source-missing]"]
+
+
 def test_the_vault_folder_comes_from_site_toml(tmp_path: Path) -> None:
     root = site(tmp_path, cited("A", "42.6", 3))
     (root / "sources").rename(root / "vault")

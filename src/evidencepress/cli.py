@@ -279,7 +279,7 @@ def _vault_folder(root: Path) -> str:
     if setup is None:
         _report(problems, "text")
         sys.exit(1)
-    return setup.config.sources
+    return setup.config.vault
 
 
 def _run_setup(action: Callable[[], tuple[Setup | None, list[Problem]]]) -> tuple[Setup | None, list[Problem]]:

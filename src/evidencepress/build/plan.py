@@ -147,12 +147,13 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
 def _verified_sources(root: Path, config: SiteConfig, pages: list[Page]
                       ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
     """The vault, read and hashed again on every run (never cached: a changed byte must show), and
-    each page's reported results looked up on the lines they cite."""
-    vault, problems = read_vault(root, config.sources)
+    each page's reported results looked up on the lines they cite. Documents missing from the vault
+    are noted when the site has set verification up: its vault folder exists or site.toml names it."""
+    vault, problems = read_vault(root, config.vault)
     cited = {claim.digest for page in pages for claim in page.source_claims}
     documents = {digest: lines for digest in cited if (lines := vault.lines(digest)) is not None}
     states, verify_problems = verify_sources(((page.url, page.source_claims) for page in pages), documents,
-                                             vault.folder, vault.exists)
+                                             vault.folder, vault.exists or config.sources is not None)
     return states, problems + verify_problems
 
 

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
 from ..core.options import BuildOptions
 from .caches import code_fingerprint
@@ -65,10 +66,10 @@ def inputs_digest(options: BuildOptions, out: Path) -> str | None:
 def _vault_folder(options: BuildOptions) -> Path:
     """The vault as site.toml names it (a site.toml that cannot be read is reported by the build)."""
     try:
-        folder = tomllib.loads((options.root / "site.toml").read_text(encoding="utf-8")).get("sources", "sources")
+        folder = tomllib.loads((options.root / "site.toml").read_text(encoding="utf-8")).get("sources", DEFAULT_VAULT)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError):
-        folder = "sources"
-    return (options.vault_root or options.root) / (folder if isinstance(folder, str) else "sources")
+        folder = DEFAULT_VAULT
+    return (options.vault_root or options.root) / (folder if isinstance(folder, str) else DEFAULT_VAULT)
 
 
 def tree_digest(folder: Path) -> str:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Location, Problem, error
 from ..core.model import JsonPath, Positions
 from ..schemas.explain import schema_problems
@@ -39,7 +40,13 @@ class SiteConfig:
     output: str = "_site"
     sections: tuple[Section, ...] = ()
     license: License | None = None
-    sources: str = "sources"  # the vault: cited documents named by their sha256, relative to the site root
+    # The vault: cited documents named by their sha256, relative to the site root; None: not named
+    # (the default folder, sources/): a site that names it verifies its sources even before it has one.
+    sources: str | None = None
+
+    @property
+    def vault(self) -> str:
+        return self.sources if self.sources is not None else DEFAULT_VAULT
 
     @property
     def base_path(self) -> str:
@@ -81,7 +88,7 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
         output=data.get("output", "_site"),
         sections=sections,
         license=License(license_table["name"], license_table["url"]) if license_table else None,
-        sources=data.get("sources", "sources"),
+        sources=data.get("sources"),
     )
     return config, []
 

@@ -62,8 +62,9 @@ def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]]
                    documents: Mapping[str, tuple[str, ...]], vault_folder: str, vault_exists: bool = True
                    ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
     """Each page's states (by URL; its results', then its facts', in export order) and the problems.
-    ``documents``: the vault's lines by digest. The ``source-missing`` note is given only when the
-    vault folder exists: a site without one has not set up verification, and its runs stay as they were."""
+    ``documents``: the vault's lines by digest. The ``source-missing`` note is given only when
+    ``vault_exists`` (the folder exists or site.toml names it): a site without either has not set up
+    verification, and its runs stay as they were."""
     states: dict[str, tuple[ResultState, ...]] = {}
     problems: list[Problem] = []
     missing: set[str] = set()

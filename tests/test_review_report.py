@@ -15,7 +15,7 @@ from evidencepress.review.bounded import Block, bounded
 from evidencepress.review.compare import compare_charts, compare_results, compare_sources, compare_warnings
 from evidencepress.review.fields import object_changes, relative_change
 from evidencepress.review.mdtext import code, text
-from evidencepress.review.model import ABSENT, FieldChange, PageChange, ResultChange, Review
+from evidencepress.review.model import ABSENT, FieldChange, PageChange, ResultChange, Review, VerificationChange
 
 
 @pytest.mark.parametrize(("old", "new", "percent", "note"), [
@@ -122,6 +122,22 @@ def test_content_cannot_inject_markup_or_mentions() -> None:
     row = next(line for line in report.splitlines() if line.startswith("| ") and "/guides/a/" in line)
     assert row.count(" | ") == 5  # six cells: the title's pipe is escaped
     assert "<strong>&lt;script&gt;alert(1)&lt;/script&gt; | *bold*" in report  # the <summary> is HTML-escaped
+
+
+def test_a_cited_line_cannot_inject_markup_or_mentions() -> None:
+    """The cited line comes from a third-party document: it reads as text."""
+    checks = (VerificationChange("reported_results", "r", HOSTILE, "verified", "absent", 3, HOSTILE),
+              VerificationChange("facts", "", "B", None, HOSTILE, None, None))
+    report = markdown_report(review_of(PageChange("changed", "/a/", "A", verification=checks)))
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(report)
+    assert "<script>" not in html and "<a " not in html and "@alice" not in re.sub(r"<code>.*?</code>", "", html)
+    assert html.count("<details>") == html.count("</details>") == 1
+    lines = [line for line in report.splitlines() if line.startswith("- ") and "→" in line]
+    shown = text(HOSTILE)
+    assert lines == [f"- ⚠ **{shown}** · `r`: verified → **absent** (not on its line), line 3: “{shown}”",
+                     f"- fact **B**: (new) → {shown}"]
+    assert shown.startswith("\\<script\\>alert(1)\\</script\\> \\| \\*bold\\* \\[x\\](javascript:y) @\u200balice")
+    assert "source checks: **1 absent**, 1 \\<script\\>alert(1)\\</script\\>" in report
 
 
 def test_code_spans_and_text_escape() -> None:

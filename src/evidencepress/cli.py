@@ -187,6 +187,9 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
     """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
 
     HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
+    Git revisions are checked against the working tree's vault (sources/), a site folder against its own.
+    A value that is no longer on its cited line (absent) is reported, not an error: the report is written
+    and the exit code is as for any other change; `check` fails on it.
     """
     from . import review
     from .output.writer import write_trees

@@ -9,7 +9,7 @@ URL and file collisions, internal links. Nothing is drawn or written here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..cache.caches import Caches, Store, open_caches
@@ -22,7 +22,7 @@ from ..checks.sources import ResultState, result_states, verify_sources
 from ..content.parse import parse_page
 from ..content.read import read_content
 from ..content.vault import read_vault
-from ..core.diagnostics import Location, Problem, error, has_errors, strict
+from ..core.diagnostics import Location, Problem, Severity, error, has_errors, strict
 from ..core.model import Asset, SourceFile
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import (
@@ -38,6 +38,7 @@ CACHE_ROOT = ".cache"
 # Rules a build option turns off. Page outcomes (cached) always carry them; plan_site leaves them out.
 _PROSE_RULE = "prose-number"
 _DRAFT_RULE = "draft"
+_ABSENT_RULE = "source-absent"  # an error unless BuildOptions.absent_is_error is off
 
 
 @dataclass(frozen=True)
@@ -126,7 +127,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
     source_states, source_problems = _verified_sources(options.vault_root or root, config, pages)
-    problems += source_problems
+    problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
     index = index_site(pages, prose, config, schemas.core_conditions, facts, result_states(source_states))
     generated = generated_paths(index, pages)
     theme = static_files(template_folder(root))
@@ -155,6 +156,11 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page]
     states, verify_problems = verify_sources(((page.url, page.source_claims) for page in pages), documents,
                                              vault.folder, vault.exists or config.sources is not None)
     return states, problems + verify_problems
+
+
+def _as_warning(problem: Problem) -> Problem:
+    """A ``source-absent`` error as a warning with the same message (``diff`` reports such a value)."""
+    return replace(problem, severity=Severity.WARNING) if problem.rule == _ABSENT_RULE else problem
 
 
 def _record_prose(source: SourceFile, schemas: SchemaSet) -> tuple[RecordProse | None, list[Problem]]:

@@ -27,6 +27,7 @@ class BuildOptions:
     cache_root: Path | None = None  # where the caches live; default <root>/.cache (diff uses a private one)
     prose: bool = True  # warn about prose numbers that copy export values instead of referencing them
     vault_root: Path | None = None  # the site root whose vault is read; default root (diff: the working tree's)
+    absent_is_error: bool = True  # a value not on its cited line stops the build (diff: a warning, to report it)
 
 
 class ConfigError(Exception):

@@ -1,4 +1,4 @@
-"""Compare two site snapshots: pages, reported results, sources, charts, warnings (SPEC §8)."""
+"""Compare two site snapshots: pages, reported results, sources, charts, source checks, warnings (SPEC §8)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,28 @@ from typing import Any
 
 from ..core.diagnostics import Problem, Severity, sort_problems
 from .fields import field_change, object_changes, ordered_keys, same
-from .model import ABSENT, ChartChange, ChartFile, FieldChange, PageChange, ResultChange, Review, SourceChange, Status
+from .model import (
+    ABSENT,
+    ChartChange,
+    ChartFile,
+    FieldChange,
+    PageChange,
+    ResultChange,
+    Review,
+    SourceChange,
+    Status,
+    VerificationChange,
+)
 from .snapshot import PageSnapshot, SiteSnapshot
 
 # Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed).
 PAGE_FIELDS = ("title", "summary", "checked", "updated", "tags", "schema")
 RESULT_FIRST = ("value", "unit", "statistic", "uncertainty", "conditions")
 NARROW = ".narrow.svg"
+# (envelope member, export section) of the states published in each article's index.json
+VERIFICATION = (("verification", "reported_results"), ("facts_verification", "facts"))
+# The states of a new value that are reported: the value is not as its cited line writes it.
+UNVERIFIED = ("absent", "moved", "literal-mismatch")
 
 
 def compare_sites(base: SiteSnapshot, head: SiteSnapshot) -> Review:
@@ -40,9 +55,10 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
         sources=compare_sources(_entries(before.envelope, "sources"), _entries(after.envelope, "sources")),
         charts=compare_charts(before.charts, after.charts),
         other=tuple(other_changes(before.export, after.export)) if both else (),
+        verification=compare_verification(before, after),
     )
     if both and not (change.fields or change.text_changed or change.results or change.sources or change.charts
-                     or change.other):
+                     or change.other or change.verification):
         return None
     return change
 
@@ -80,15 +96,65 @@ def compare_results(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]
 
 
 def _by_key(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    keyed: dict[tuple[str, str], dict[str, Any]] = {}
+    return dict(zip(_keys(results), results, strict=True))
+
+
+def _keys(results: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Each entry's (source_record_id, label), in order."""
+    keys: list[tuple[str, str]] = []
+    seen_keys: set[tuple[str, str]] = set()
     for entry in results:
         record, label = str(entry.get("source_record_id", "")), str(entry.get("label", ""))
         key, seen = (record, label), 1
-        while key in keyed:  # a repeated label (possible only in a hand-made folder): keep both apart
+        while key in seen_keys:  # a repeated label (possible only in a hand-made folder): keep both apart
             seen += 1
             key = (record, f"{label} ({seen})")
-        keyed[key] = entry
-    return keyed
+        seen_keys.add(key)
+        keys.append(key)
+    return keys
+
+
+def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[VerificationChange, ...]:
+    """Values whose state against the vault differs, matched like results (a fact by its label), in HEAD's
+    order, results first; a value new on HEAD (or whose BASE published no states) when it is not verified."""
+    changes: list[VerificationChange] = []
+    for member, section in VERIFICATION:
+        before = _states(old, member, section)
+        for key, state in _states(new, member, section).items():
+            previous = before.get(key)
+            old_state = _text(previous.get("state")) if previous is not None else None
+            new_state = _text(state.get("state"))
+            if new_state == old_state or (old_state is None and new_state not in UNVERIFIED):
+                continue
+            line, excerpt = _number(state.get("line")), _text(state.get("excerpt"))
+            if previous is not None:
+                line = line if line is not None else _number(previous.get("line"))
+                excerpt = excerpt if excerpt is not None else _text(previous.get("excerpt"))
+            changes.append(VerificationChange(section, key[0], key[1], old_state, new_state or "", line, excerpt,
+                                              _number(state.get("found_line"))))
+    return tuple(changes)
+
+
+def _states(page: PageSnapshot, member: str, section: str) -> dict[tuple[str, str], dict[str, Any]]:
+    """The page's published states of ``section``, by the key of the entry each one's pointer designates."""
+    entries = page.export.get(section)
+    at = [n for n, entry in enumerate(entries) if isinstance(entry, dict)] if isinstance(entries, list) else []
+    key_at = dict(zip(at, _keys(_entries(page.export, section)), strict=True))  # the keys compare_results uses
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for state in _entries(page.envelope, member):
+        folder, _, number = str(state.get("pointer", "")).rpartition("/")
+        key = key_at.get(int(number)) if folder == f"/{section}" and number.isascii() and number.isdigit() else None
+        if key is not None:
+            found.setdefault(key, state)
+    return found
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _number(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def compare_sources(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[SourceChange, ...]:

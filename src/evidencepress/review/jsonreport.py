@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import jsontext
-from .model import ABSENT, ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange
+from .model import ABSENT, ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange, VerificationChange
 
 
 def json_report(review: Review, old_url: str | None = None, new_url: str | None = None) -> str:
@@ -38,6 +38,7 @@ def _page(page: PageChange, old_url: str | None, new_url: str | None) -> dict[st
         "sources": [_source(change) for change in page.sources],
         "charts": [_chart(page.path, change, old_url, new_url) for change in page.charts],
         "other": [_field(change) for change in page.other],
+        "verification": [_verification(change) for change in page.verification],
     }
 
 
@@ -61,6 +62,15 @@ def _result(change: ResultChange) -> dict[str, Any]:
         item["changes"] = [_field(field) for field in change.changes]
     else:
         item["result"] = change.result
+    return item
+
+
+def _verification(change: VerificationChange) -> dict[str, Any]:
+    item: dict[str, Any] = {"section": change.section, "source_record_id": change.source_record_id,
+                            "label": change.label}
+    if change.old is not None:
+        item["old"] = change.old
+    item.update(new=change.new, line=change.line, excerpt=change.excerpt, found_line=change.found_line)
     return item
 
 

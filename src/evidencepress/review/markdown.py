@@ -2,7 +2,8 @@
 
 A summary table first, then the new warnings and one collapsible
 ``<details>`` per page, each folded; at most ``max_chars`` characters (see ``bounded``). When
-nothing changed, one line: "no changes to published data".
+nothing changed, one line: "no changes to published data". A page's source checks that changed
+come before its results, an absent value first and marked ⚠.
 """
 
 from __future__ import annotations
@@ -14,9 +15,19 @@ from typing import Any
 from ..core.diagnostics import Problem
 from .bounded import GITHUB_COMMENT_LIMIT, Block, bounded
 from .mdtext import code, html_text, json_code, link, text
-from .model import ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange
+from .model import ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange, VerificationChange
 
 NO_CHANGES = "no changes to published data"
+ABSENT_STATE = "absent"
+# Each state of a value against its cited line, in the order the summary counts them, with what it means.
+SOURCE_STATES = {
+    ABSENT_STATE: "not on its line",
+    "moved": "",  # the line it stands on instead is named
+    "literal-mismatch": "written differently",
+    "source-missing": "the document is not in the vault",
+    "no-line": "no line cited",
+    "verified": "",
+}
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,18 @@ def _totals(pages: tuple[PageChange, ...]) -> str:
                         ("charts", [c for p in pages for c in p.charts])):
         if items:
             parts.append(f"{name}: {_counted(items)}")
+    checks = [change.new for page in pages for change in page.verification]
+    if checks:
+        parts.append(f"source checks: {_states_counted(checks)}")
     return " · ".join(parts)
+
+
+def _states_counted(states: list[str]) -> str:
+    """``**1 absent**, 2 source-missing``: by the state each value is in now, absent first and bold."""
+    order = (*SOURCE_STATES, *sorted(set(states) - SOURCE_STATES.keys()))
+    counted = [(state, states.count(state)) for state in order]
+    return ", ".join(f"**{count} {state}**" if state == ABSENT_STATE else f"{count} {text(state)}"
+                     for state, count in counted if count)
 
 
 def _warnings_line(review: Review) -> str:
@@ -88,6 +110,8 @@ def _page_block(page: PageChange, options: ReportOptions) -> Block:
               "</summary>"
     sections = [
         ("Page", _page_lines(page)),
+        ("Source checks (each value against its cited line in the vault)",
+         [_verification_line(change) for change in sorted(page.verification, key=lambda c: c.new != ABSENT_STATE)]),
         ("Results (matched by source record and label)", [line for r in page.results for line in _result_lines(r)]),
         ("Sources", [line for s in page.sources for line in _source_lines(s)]),
         ("Charts", [line for c in page.charts for line in _chart_lines(page.path, c, options)]),
@@ -121,6 +145,24 @@ def _result_lines(change: ResultChange) -> list[str]:
     if change.status == "added" and isinstance(conditions, dict):
         lines.append(f"  - conditions: {json_code(conditions)}")
     return lines
+
+
+def _verification_line(change: VerificationChange) -> str:
+    """``- ⚠ **Run A** · `record`: verified → **absent** (not on its line), line 3: “the line”``."""
+    absent = change.new == ABSENT_STATE
+    name = f"**{text(change.label)}** · {code(change.source_record_id)}" if change.section == "reported_results" \
+        else f"fact **{text(change.label)}**"
+    meaning = SOURCE_STATES.get(change.new, "")
+    if change.new == "moved" and change.found_line is not None:
+        meaning = f"found on line {change.found_line}"
+    state = f"**{text(change.new)}**" if absent else text(change.new)
+    line = f"- {'⚠ ' if absent else ''}{name}: {text(change.old) if change.old is not None else '(new)'} → {state}"
+    line += f" ({meaning})" if meaning else ""
+    if change.line is not None:
+        line += f", line {change.line}"
+    if change.excerpt is not None:
+        line += f": “{text(change.excerpt)}”"
+    return line
 
 
 def _value(result: Mapping[str, Any]) -> str:

@@ -67,6 +67,23 @@ class SourceChange:
 
 
 @dataclass(frozen=True)
+class VerificationChange:
+    """A value whose state against its cited document (``page.verification``) differs between the sides,
+    or a new value that is not verified: ``verified -> absent``, ``verified -> source-missing`` (the
+    document left the vault). Matched like results: by (source_record_id, label) of the entry the
+    state's pointer designates; a fact by its label."""
+
+    section: str  # "reported_results" or "facts"
+    source_record_id: str  # "" for a fact
+    label: str
+    old: str | None  # the state on BASE; None: the value is new (or BASE published no states)
+    new: str
+    line: int | None  # the cited line (HEAD's, else BASE's)
+    excerpt: str | None  # the cited line as the document writes it (HEAD's, else BASE's); None: not known
+    found_line: int | None = None  # where HEAD's value stands instead (a moved value)
+
+
+@dataclass(frozen=True)
 class ChartFile:
     """One SVG of a chart (``decode.svg`` or ``decode.narrow.svg``) whose bytes differ."""
 
@@ -95,6 +112,7 @@ class PageChange:
     sources: tuple[SourceChange, ...] = ()
     charts: tuple[ChartChange, ...] = ()
     other: tuple[FieldChange, ...] = ()  # facts, top-level conditions and the optional sections, by JSON path
+    verification: tuple[VerificationChange, ...] = ()  # values whose source check changed
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,13 @@ content change does, not what a change of the tool does. Both sides share
 private caches in a temporary folder (the charts one seeded with a copy of
 the working tree's ``.cache/charts``), so a chart that is the same on both
 sides is drawn at most once and nothing is written into ``.cache/``.
+
+Reported results are verified against a vault (``sources/``): a git
+revision's checkout has none (sites do not commit it), so both revisions, and
+the working tree, read the working tree's vault (its documents are named by
+their digests: one document is the same on both sides); a site folder reads
+its own. A value that is not on its cited line is a warning here, not an
+error, so that the report can show it (``check`` fails on it).
 """
 
 from __future__ import annotations
@@ -84,7 +91,7 @@ class _Loader:
                 raise DiffUsageError(f"{name!r} is both a folder and a git revision: write ./{name} for the folder, "
                                      f"or {name}^{{commit}} for the revision")
             if (folder / "site.toml").is_file():
-                return self.site(role, name, folder)
+                return self.site(role, name, folder, vault_root=folder)
             return built_snapshot(name, folder)
         revision = self.revision(name)
         with checkout(self.options.root, revision, self.work / role.lower()) as tree:
@@ -109,8 +116,10 @@ class _Loader:
         except GitError as exc:
             raise DiffUsageError(str(exc)) from None
 
-    def site(self, role: str, label: str, root: Path) -> SiteSnapshot:
-        options = BuildOptions(root=root, jobs=self.options.jobs, cache_root=self.caches)
+    def site(self, role: str, label: str, root: Path, vault_root: Path | None = None) -> SiteSnapshot:
+        """The site at ``root``, verified against the vault of ``vault_root`` (default: the working tree)."""
+        options = BuildOptions(root=root, jobs=self.options.jobs, cache_root=self.caches,
+                               vault_root=vault_root or self.options.root, absent_is_error=False)
         try:
             plan, problems = plan_site(options)
         except ConfigError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -11,8 +12,9 @@ from typing import Any
 
 import pytest
 import yaml
-from sitekit import REPO, article, make_site
+from sitekit import REPO, REV, SHA, SOURCE_URL, article, export, make_site, result
 from test_review import commit, first_article, git, second_revision
+from test_source_verification import cited, site
 
 WORKFLOW = REPO / ".github/workflows/site.yml"
 MARKER = "<!-- evidencepress-diff -->"
@@ -67,6 +69,7 @@ def test_pull_request_job_tests_checks_builds_uploads_and_reviews() -> None:
     names = [item.get("uses", item.get("run", "")).split("@")[0] for item in steps("pull-request")]
     assert names.index("actions/checkout") < names.index("make setup PYTHON=python") < names.index(".venv/bin/evidencepress check") \
         < names.index(".venv/bin/evidencepress build") < names.index("actions/upload-artifact")
+    assert names.index("actions/upload-artifact") < names.index("actions/github-script") < len(names) - 1
     assert step("pull-request", uses="actions/checkout")["with"]["fetch-depth"] == 0
     assert step("pull-request", uses="actions/setup-python")["with"]["python-version"] == "3.11"
     site = step("pull-request", uses="actions/upload-artifact")
@@ -91,6 +94,80 @@ def test_deploy_job_builds_for_pages_with_nojekyll() -> None:
     assert upload["with"] == {"path": "_site/", "include-hidden-files": True}  # .nojekyll, .well-known/
     assert step("deploy", uses="actions/deploy-pages")["id"] == "deployment"
     assert any(item.get("run") == "make setup PYTHON=python" for item in steps("deploy"))
+
+
+VAULT_STEPS = ("List the cited documents (the vault's cache key)", "Restore the vault", "Fetch the cited documents",
+               "Save the vault", "Check content, links and exports/")
+
+
+@pytest.mark.parametrize("job", ["pull-request", "deploy"])
+def test_both_jobs_fill_the_vault_before_check_and_keep_it_in_the_cache(job: str) -> None:
+    names = [item.get("name") for item in steps(job)]
+    assert names.index("Install (the tests job ran the tests)") < names.index(VAULT_STEPS[0])
+    assert [names.index(name) for name in VAULT_STEPS] == list(range(names.index(VAULT_STEPS[0]),
+                                                                      names.index(VAULT_STEPS[0]) + 5))
+    key = "${{ steps.cited.outputs.key }}"
+    restore = step(job, uses="actions/cache/restore")
+    assert (restore["id"], restore["with"]) == ("vault", {"path": "sources/", "key": key, "restore-keys": "vault-"})
+    assert step(job, name="Fetch the cited documents")["run"] == ".venv/bin/evidencepress sources fetch"
+    save = step(job, uses="actions/cache/save")
+    assert save["with"] == {"path": "sources/", "key": key}
+    assert save["if"] == "steps.fetch.outcome == 'success' && steps.vault.outputs.cache-hit != 'true'"
+
+
+def test_an_error_of_check_fails_the_pull_request_after_the_review_is_posted() -> None:
+    check = step("pull-request", name="Check content, links and exports/")
+    assert (check["id"], check["continue-on-error"]) == ("check", True)
+    assert step("pull-request", name="Fetch the cited documents")["continue-on-error"] is True
+    for name in ("Build", "Upload the built site"):
+        assert step("pull-request", name=name)["if"] == "steps.check.outcome == 'success'"
+    assert "if" not in step("pull-request", name="Review of the published data")
+    last = steps("pull-request")[-1]
+    assert last["if"] == "steps.check.outcome == 'failure' || steps.fetch.outcome == 'failure'"
+    env = {"PATH": "/usr/bin:/bin", "CHECK": "failure", "FETCH": "success"}
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", last["run"]], env=env,
+                          capture_output=True, text=True, check=False)
+    assert (done.returncode, done.stdout) == (1, "::error::check found errors: see its step\n")
+    deploy = step("deploy", name="Check content, links and exports/")
+    assert "continue-on-error" not in deploy and "continue-on-error" not in step("deploy", name="Fetch the cited documents")
+
+
+def cache_key(root: Path, tmp_path: Path) -> str:
+    """The key the vault's cache step writes for the site at ``root``."""
+    temp = tmp_path / "runner"
+    temp.mkdir(exist_ok=True)
+    (temp / "output").unlink(missing_ok=True)
+    python = root / ".venv/bin/python"
+    if not python.exists():
+        python.parent.mkdir(parents=True, exist_ok=True)
+        python.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        python.chmod(0o755)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "RUNNER_TEMP": str(temp),
+           "GITHUB_OUTPUT": str(temp / "output")}
+    script = step("pull-request", name="List the cited documents (the vault's cache key)")["run"]
+    assert script == step("deploy", name="List the cited documents (the vault's cache key)")["run"]
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=root, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    output = (temp / "output").read_text()
+    assert output.startswith("key=") and output.endswith("\n")
+    return output[len("key="):-1]
+
+
+def test_the_vault_is_cached_under_the_digests_it_holds(tmp_path: Path) -> None:
+    digests = ["c" * 64, "b" * 64]
+    text = first_article().replace(f'sha256: "{SHA}"', f'sha256: "{digests[0]}"\n  - publisher: other\n'
+                                   f'    url: "{SOURCE_URL.replace("bench", "other")}"\n    revision: "{REV}"\n'
+                                   f'    sha256: "{digests[1]}"')
+    root = make_site(tmp_path / "site", {"guides/a.md": text.replace(SHA, digests[0]),
+                                          "guides/b.md": article("Article B")})
+    listed = "".join(digest + "\n" for digest in sorted(digests))
+    key = cache_key(root, tmp_path)
+    assert key == "vault-" + hashlib.sha256(listed.encode()).hexdigest()
+    (root / "content/guides/b.md").write_text(article("Article B", "Other text."))  # an edit cites no new document
+    assert cache_key(root, tmp_path) == key
+    (root / "content/guides/b.md").write_text(article("Article B", "Text.", export(result("Run", 1))))
+    assert cache_key(root, tmp_path) != key  # it cites SHA too
 
 
 @pytest.fixture
@@ -124,6 +201,35 @@ def test_the_review_step_writes_the_report_and_the_chart_pictures(pull_request: 
     assert (temp / "chart-changes/index.html").is_file()
     assert pictures == ["new/guides/a/decode.narrow.svg", "new/guides/a/decode.svg", "old/guides/a/decode.narrow.svg",
                         "old/guides/a/decode.svg"]
+
+
+def test_the_review_step_reports_a_value_that_became_absent(tmp_path: Path) -> None:
+    """HEAD changes a value away from its cited line: check fails, while the review is written and marks it
+    (both revisions are checked against the vault the job fetched into the working tree)."""
+    root = site(tmp_path / "repo", cited("Decode at C1", "42.5", 3))
+    (root / ".gitignore").write_text("/sources/\n/.venv/\n")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "update-ref", "refs/remotes/origin/main", commit(root, "first"))
+    page = root / "content/guides/a.md"
+    page.write_text(page.read_text().replace('"value": 42.5', '"value": 42.6'))
+    commit(root, "second")
+    (root / ".venv/bin").mkdir(parents=True)
+    (root / ".venv/bin/evidencepress").symlink_to(Path(sys.executable).parent / "evidencepress")
+    temp = tmp_path / "runner"
+    temp.mkdir()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "BASE_REF": "main", "SITE_URL": "", "RUNNER_TEMP": str(temp),
+           "GITHUB_OUTPUT": str(temp / "output"), "GITHUB_STEP_SUMMARY": str(temp / "summary")}
+    check = subprocess.run(["bash", "-c", step("pull-request", name="Check content, links and exports/")["run"]],
+                           cwd=root, env=env, capture_output=True, text=True, check=False)
+    assert check.returncode == 1 and "[source-absent]" in check.stdout + check.stderr
+    script = step("pull-request", name="Review of the published data")["run"]
+    done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=root, env=env,
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    report = (temp / "review.md").read_text()
+    assert "· results: 1 changed · source checks: **1 absent**\n" in report
+    assert ("\n- ⚠ **Decode at C1** · `example-record`: verified → **absent** (not on its line), line 3: "
+            "“Decode at C1 reached 42.5 tokens/s over 3 runs.”\n") in report
 
 
 FAKE_GITHUB = """

@@ -169,3 +169,13 @@ def test_states_written_into_the_cached_csv_lines_are_the_csv_writers_bytes(tmp_
     written = table.csv_lines_of("/guides/a/")
     assert written == csv_lines(table.rows_of("/guides/a/"))  # the rows' own cells, states included
     assert written.count(b",literal-mismatch\r\n") == 1 and b'"Decode, ""quoted""\nand on two lines"' in written
+
+
+def test_pages_with_badges_are_well_formed_html(tmp_path: Path) -> None:
+    import html5lib
+
+    root = site(tmp_path)
+    build(root)
+    parser = html5lib.HTMLParser(strict=True)
+    for page in ("guides/a/index.html", "community/example-record/index.html", "explore/index.html"):
+        parser.parse((root / "_site" / page).read_bytes())

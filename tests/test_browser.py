@@ -318,3 +318,47 @@ def test_feed_and_sitemap_parse(site: Path) -> None:
     sitemap = ET.parse(site / "sitemap.xml").getroot()
     locations = [u.findtext("{http://www.sitemaps.org/schemas/sitemap/0.9}loc") for u in sitemap]
     assert len(locations) >= 50 and all(str(loc).startswith("https://example.org/site/") for loc in locations)
+
+
+# --- content is text in every UI, search's included (issue 25) -----------------------------------
+
+HOSTILE = {"system": "<img src=x onerror=alert('system')>", "model": "A & B <b>bold</b>", "engine": "&lt;script&gt;"}
+
+
+@pytest.fixture(scope="module")
+def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A site whose title, body and search filters hold markup and entities, served under /site/."""
+    from sitekit import article, export, make_site, result
+
+    root = tmp_path_factory.mktemp("hostile") / "site"
+    entry = result("Decode run")
+    entry["conditions"] = dict(entry["conditions"], **HOSTILE)
+    body = "Decode text <img src=y onerror=alert('body')> and `<b>code</b>`."
+    make_site(root, {"guides/a.md": article("Decode <img src=z onerror=alert('title')>", body, export(entry))})
+    out = root.parent / "public"
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out)])
+    assert outcome.exit_code == 0, outcome.output
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(out)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_search_filters_and_results_show_content_as_text(visit: Visit, hostile_server: str) -> None:
+    dialogs: list[str] = []
+    visit.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    page = visit.open(hostile_server + "search/?q=decode")
+    page.wait_for_selector(".pagefind-ui__result-link")
+    page.wait_for_selector(".pagefind-ui__filter-value", state="attached")
+    page.wait_for_timeout(300)  # a handler that would run has run
+    assert dialogs == []
+    panel = ".pagefind-ui__filter-panel"
+    assert page.eval_on_selector_all(f"{panel} img, {panel} b, {panel} script", "found => found.length") == 0
+    shown = page.eval_on_selector_all(".pagefind-ui__filter-value", "found => found.map(e => e.textContent.trim())")
+    for value in HOSTILE.values():
+        assert f"{value} (1)" in shown
+    title = page.eval_on_selector(".pagefind-ui__result-link", "link => link.textContent")
+    assert title == "Decode <img src=z onerror=alert('title')>"
+    page.goto(hostile_server + "guides/a/", wait_until="networkidle")
+    assert dialogs == []

@@ -63,7 +63,21 @@ def test_the_build_writes_a_search_bundle_with_filters_from_the_exports(tmp_path
     assert 'data-bundle="../pagefind/"' in html and "static/search.js" in html
     assert "built without a search index" not in html
     article_html = files["guides/a/index.html"].decode()
-    assert '<li data-pagefind-filter="system">1 x DGX Spark</li>' in article_html
+    assert '<li>1 x DGX Spark<span hidden data-pagefind-filter="system">1 x DGX Spark</span></li>' in article_html
+
+
+def test_filter_values_are_indexed_as_html_text(tmp_path: Path) -> None:
+    """Pagefind's UI inserts filter values as HTML: the index holds them escaped once, whatever the
+    pinned Pagefind decodes (the browser test sees them shown as text)."""
+    hostile = result("Run")
+    hostile["conditions"].update({"system": "<img src=x onerror=alert(1)>", "model": "A & B", "engine": "&lt;x&gt;"})
+    root = make_site(tmp_path, {"guides/a.md": article("Decode", "Text.", export(hostile))})
+    assert build(root)[0] == 0
+    found = filters(tree(root / "_site"))
+    assert (list(found["system"]), list(found["model"]), list(found["engine"])) == (
+        ["&lt;img src=x onerror=alert(1)&gt;"], ["A &amp; B"], ["&amp;lt;x&amp;gt;"])
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert "<li>&lt;img src=x onerror=alert(1)&gt;<span hidden" in html  # the page shows the value as it is
 
 
 def test_the_bundle_is_byte_identical_from_run_to_run(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+import markupsafe
 from markupsafe import Markup
 
 from ..charts import chart_table, inline_svg
@@ -105,7 +106,18 @@ def create_environment(folder: Path) -> jinja2.Environment:
         auto_reload=False,  # one environment per build: no stat of each template at each use
     )
     env.filters["authored"] = as_authored
+    env.filters["search_filter_text"] = search_filter_text
     return env
+
+
+def search_filter_text(value: Any) -> str:
+    """A search filter value as the page must write it for Pagefind's UI to show it as text.
+
+    The UI inserts filter values as HTML, so the index must hold the value escaped as HTML; and
+    the pinned Pagefind decodes the entities of a filter's text twice when it indexes it (tested:
+    ``test_search_filters_are_text``). So the value is escaped twice here (a plain str, which the
+    template escapes a third time)."""
+    return str(markupsafe.escape(str(markupsafe.escape(str(value)))))
 
 
 def as_authored(value: Any) -> str:

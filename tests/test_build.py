@@ -390,4 +390,4 @@ def test_rendering_reads_nothing_back_from_the_output(tmp_path: Path) -> None:
     html = sink.files["guides/a/index.html"]
     assert b"<svg" in html and any(name.endswith(".svg") for name in sink.files)
     rows = sink.files["data/results.csv"].decode().splitlines()
-    assert len(rows) == 4 and [row.split(",")[2] for row in rows[1:]] == ["Run A", "Run B", "Run C"]
+    assert len(rows) == 4 and [row.split(",")[3] for row in rows[1:]] == ["Run A", "Run B", "Run C"]

@@ -39,7 +39,7 @@ def test_rows_keep_literals_nulls_and_order() -> None:
     rows = json_rows(table)
     assert rows[0]["conditions.kv_dtype"] is None and rows[0]["uncertainty_kind"] == "ci95"
     text = csv_bytes(table).decode()
-    assert text.startswith("page,source_record_id,label,metric,value,unit,")
+    assert text.startswith("page,source_record_id,result_id,label,metric,value,unit,")
     assert "\r\n" in text and '"B, ""quoted"""' in text
     parsed = list(csv.DictReader(io.StringIO(text)))
     assert parsed[0]["value"] == "22.50" and parsed[0]["uncertainty_low"] == "1"

@@ -63,14 +63,14 @@ def test_results_csv_has_one_row_per_result_with_conditions_as_authored(tmp_path
         (root / "content/guides/a.md").read_text().replace('"value": 22.5', '"value": 22.50'))
     assert run(root, "build", "--jobs", "1")[0] == 0
     lines = (root / "exports/results.csv").read_bytes().split(b"\r\n")
-    assert lines[0].startswith(b"page,source_record_id,label,metric,value,unit,statistic,uncertainty_kind,")
+    assert lines[0].startswith(b"page,source_record_id,result_id,label,metric,value,unit,statistic,uncertainty_kind,")
     assert lines[0].endswith(b",conditions.system,conditions.experiment_date,conditions.concurrency,conditions.node_count"
                              b",conditions.model,conditions.model_artifact,conditions.model_revision,conditions.engine,"
                              b"conditions.runtime_execution_revision,conditions.weight_precision,conditions.kv_dtype,"
                              b"conditions.input_tokens,conditions.output_tokens,conditions.temperature,"
                              b"conditions.thinking,conditions.cache_state,conditions.repetitions,"
                              b"conditions.context_limit_tokens")
-    assert lines[1] == (f"/guides/a/,example-record,Run A,decode_rate,22.50,tokens/s,one run,,,,,{SOURCE_URL}#L10,"
+    assert lines[1] == (f"/guides/a/,example-record,run-a,Run A,decode_rate,22.50,tokens/s,one run,,,,,{SOURCE_URL}#L10,"
                         "1 x DGX Spark,2026-10-01,1,1,m,,,vLLM,,,,128,256,0,false,,1,").encode()
     assert lines[2:] == [b""]
     assert '"value": 22.50' in (root / "exports/guides/a.json").read_text()

@@ -149,7 +149,7 @@ def test_results_csv_has_one_rfc4180_row_per_result_with_authored_values(built: 
     assert rows[0]["conditions.kv_dtype"] == ""  # null is an empty cell
     assert rows[1]["conditions.kv_dtype"] == "fp8"
     assert rows[3]["conditions.concurrency"] == "4"
-    assert list(rows[0])[:4] == ["page", "source_record_id", "label", "metric"]
+    assert list(rows[0])[:5] == ["page", "source_record_id", "result_id", "label", "metric"]
 
 
 def test_results_json_keeps_null_and_the_literal(built: dict[str, bytes]) -> None:

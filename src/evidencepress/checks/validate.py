@@ -20,6 +20,7 @@ from .claims import source_claims
 from .inlinevalues import resolve_inline_values
 from .page import Page
 from .prose import check_prose
+from .resultids import result_id_problems, result_keys
 from .semantic import check_export, normalise_url
 
 
@@ -73,6 +74,7 @@ def _export_problems(export: Document, front: FrontMatter | None, schemas: Schem
     reported = {p.json_path for p in problems}
     semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions,
                             schemas.known_conditions)
+    semantic += result_id_problems(result_keys(export.value, export.positions))
     return problems + [p for p in semantic if p.json_path not in reported]
 
 

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checks.resultids import result_id
 from ..core import jsontext
 from ..core.export import RECORD_ID, ReportedResult, reported_results
 
@@ -28,6 +29,7 @@ CHUNK_ROWS = 2000  # rows per chunk of a data file written piece by piece
 FIXED_COLUMNS = (
     "page",
     "source_record_id",
+    "result_id",
     "label",
     "metric",
     "value",
@@ -177,6 +179,7 @@ def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tup
     return (
         path,
         fields(RECORD_ID),
+        result_id(result.data),
         fields("label"),
         fields("metric"),
         result.value,

@@ -89,7 +89,7 @@ def test_html_has_article_parts(tmp_path: Path) -> None:
     assert "AI-assisted writing, sources checked by the site." in html
     assert 'href="index.json"' in html and 'href="index.md"' in html
     assert '<desc id="ep-decode-w-desc">Decode rate of two runs.</desc>' in html  # the chart, inlined
-    assert "<details" in html and "<td>Run A</td>" in html
+    assert "<details" in html and '">Run A</a></td>' in html  # the label links to the result's record row
     assert "```" not in html and '"reported_results"' not in html  # the export fence is not in the body
 
 

@@ -49,8 +49,11 @@ def test_export_json_is_the_page_document_with_site_paths(tmp_path: Path) -> Non
     assert exported["page"]["url"] == "/guides/a/"
     assert exported["page"]["md_url"] == "/guides/a/index.md"
     assert published["page"]["url"] == "https://example.org/sub/guides/a/"
+    # the schema is the site's own published one, under the base URL (a site path in exports/)
+    assert exported["page"]["schema"] == "/schema/export.schema.json"
+    assert published["page"]["schema"] == "https://example.org/sub/schema/export.schema.json"
     for document in (published, exported):
-        del document["page"]["url"], document["page"]["md_url"]
+        del document["page"]["url"], document["page"]["md_url"], document["page"]["schema"]
     # the verification states come from the vault, not the content: the snapshot leaves them out
     assert {entry["state"] for entry in published["page"].pop("verification")} == {"source-missing"}
     assert published["page"].pop("facts_verification") == []

@@ -72,3 +72,28 @@ def test_the_id_is_a_column_of_every_table(tmp_path: Path) -> None:
         assert [row["result_id"] for row in rows] == ["decode-at-c1", "own-id"]
     table = json.loads((root / "_site/data/results.json").read_text())
     assert [row["result_id"] for row in table["results"]] == ["decode-at-c1", "own-id"]
+
+
+def test_record_rows_are_anchored_and_chart_labels_link_to_them(tmp_path: Path) -> None:
+    from sitekit import CHART
+
+    root = make_site(tmp_path, {
+        "guides/a.md": article("A", "Text." + CHART, export(result("Run one", 42.5), result("Main", 40.1))),
+        "guides/b.md": article("B", "Text.", export(result("Run one", 42.5)))})
+    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
+    record = (root / "_site/community/example-record/index.html").read_text()
+    assert record.count('<tr id="run-one">') == 1  # cited by both articles: anchored once
+    assert '<tr id="main">' not in record  # the page's own id
+    html = (root / "_site/guides/a/index.html").read_text()
+    assert ('<td><a href="../../community/example-record/#run-one" title="This result on its record page">Run one'
+            '</a></td>') in html
+
+
+def test_diff_matches_results_on_their_id() -> None:
+    from evidencepress.review.compare import compare_results
+
+    old = [result("Decode at C1", 42.5, id="decode-c1"), result("Prefill", 8.2)]
+    new = [result("Prefill", 8.2), result("Decode at one request", 42.5, id="decode-c1")]
+    changes = compare_results(old, new)
+    assert [(c.status, c.label, [f.field for f in c.changes]) for c in changes] == [
+        ("changed", "Decode at one request", ["label"])]

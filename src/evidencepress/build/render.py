@@ -200,7 +200,8 @@ def _context_key(ctx: SiteContext, templates: Path) -> str:
 
 
 def site_context(plan: SitePlan) -> SiteContext:
-    return SiteContext(plan.config, navigation(plan.index, plan.config), plan.schemas.url("export.schema.json"),
+    # index.json names the schema the site publishes (which may extend the default), not its $id
+    return SiteContext(plan.config, navigation(plan.index, plan.config), SCHEMA_URL + "export.schema.json",
                        plan.index, plan.schemas.core_conditions, plan.source_states)
 
 

@@ -198,6 +198,8 @@ def _row(
         if whisker is None or whisker.kind != "interval"
         else f"{ctx.panel.interval}: {authored(whisker.low)} to {authored(whisker.high)}"
     )
+    if not text and "uncertainty" in holder and holder["uncertainty"] is None:
+        text = "not reported"  # a null uncertainty is tabulated as what it means
     return ChartRow(
         ctx.panel.title,
         row_label(item, point),

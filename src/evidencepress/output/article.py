@@ -22,6 +22,7 @@ from markupsafe import Markup
 from ..charts import chart_table, inline_svg
 from ..checks.config import SiteConfig
 from ..checks.page import Page
+from ..checks.resultids import anchor_of
 from ..checks.sources import ResultState
 from ..content.markdown import headings
 from ..core import jsontext
@@ -50,7 +51,7 @@ class NavItem:
 class SiteContext:
     config: SiteConfig
     nav: tuple[NavItem, ...]
-    schema_url: str
+    schema_url: str  # the site path of the published export schema: /schema/export.schema.json
     index: SiteIndex
     conditions: tuple[str, ...]  # the core condition keys: the columns of every CSV
     # Each page's results' and facts' states against the vault, by page URL; None: not published
@@ -180,10 +181,12 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
         table = chart_table(chart)
         row_badges = [[badge_of(pointer, badges) for pointer in group.pointers] for group in table.groups]
+        row_links = [[_record_row(page, pointer) for pointer in group.pointers] for group in table.groups]
         figures[body_line] = figure.render(
             chart=chart,
             table=table,
             badges=row_badges,
+            links=row_links,
             checked=any_checked(b for group in row_badges for b in group),
             wide=Markup(inline_svg(wide)) if wide else "",
             narrow=Markup(inline_svg(narrow)) if narrow else "",
@@ -204,6 +207,21 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
     )
 
 
+def _record_row(page: Page, pointer: str) -> str:
+    """The link (relative to the page) to the plotted result's row on its record page ("" for an
+    entry that is not a reported result)."""
+    parts = pointer.split("/")
+    results = page.export.get("reported_results") if page.export is not None else None
+    if len(parts) < 3 or parts[1] != "reported_results" or not parts[2].isdigit() or not isinstance(results, list):
+        return ""
+    entry = results[int(parts[2])] if int(parts[2]) < len(results) else None
+    record = entry.get("source_record_id") if isinstance(entry, dict) else None
+    if not isinstance(record, str) or not isinstance(entry, dict):
+        return ""
+    path, _, fragment = anchor_of(record, entry).partition("#")
+    return relative(page.url, path) + (f"#{fragment}" if fragment else "")
+
+
 def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
     front = page.front
     return {
@@ -222,7 +240,7 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
              "plotted": list(c.plotted)}
             for c in page.charts
         ],
-        "schema": ctx.schema_url,
+        "schema": absolute(ctx.config.base_url, ctx.schema_url),
     }
 
 
@@ -241,7 +259,7 @@ def generated_envelope(ctx: SiteContext, url: str, title: str, checked: str | No
     base = ctx.config.base_url
     return {"title": title, "url": absolute(base, url), "md_url": absolute(base, url + "index.md"),
             "checked": checked, "updated": None, "sources": [], "verification": [], "facts_verification": [],
-            "charts": [], "schema": ctx.schema_url}
+            "charts": [], "schema": absolute(base, ctx.schema_url)}
 
 
 def render_listing(env: jinja2.Environment, listing: Listing, ctx: SiteContext) -> dict[str, bytes]:

@@ -39,13 +39,13 @@ from .article import SiteContext, dump_json, generated_envelope, page_context
 from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
 from .verification import badges_by_pointer, entries
-from .views import citation_view
+from .views import anchored, citation_view
 
 PAGEFIND_FOLDER = "pagefind/"
 
 
 def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
-    views = tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url))) for c in record.citations)
+    views = anchored(tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url))) for c in record.citations))
     prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
     html = env.get_template("record.html").render(
         **page_context(ctx, record.url), record=record, citations=views, prose=prose,

@@ -7,7 +7,7 @@ Values are shown as authored (``22.50`` stays ``22.50``); ``null`` reads
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..charts.uncertainty import uncertainty_text
@@ -15,6 +15,7 @@ from ..checks.page import Page
 from ..core.model import SourceRef
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention
+from ..checks.resultids import result_id
 from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
@@ -52,6 +53,7 @@ class ResultView:
     conditions: tuple[Cell, ...]  # one per varying condition of the citation
     evidence_url: str
     badge: Badge | None = None  # its state against the cited document
+    anchor: str = ""  # its row's id on the record page (its result id; "" where another row has it)
 
 
 @dataclass(frozen=True)
@@ -97,16 +99,34 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None)
             value=cell(result.value).text,
             unit=text(result.unit),
             statistic=text(result.statistic),
-            uncertainty=uncertainty_text(result.uncertainty),
+            uncertainty=uncertainty_text(result.uncertainty) or (NOT_REPORTED if result.uncertainty is None else ""),
             conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in citation.varying),
             evidence_url=text(result.evidence_url),
             badge=found.get(f"/reported_results/{index}") if index is not None else None,
+            anchor=result_id(result.data) or "",
         )
         for result, index in zip(citation.results, _indexes(citation), strict=True)
     )
     shared = tuple((key, cell(value)) for key, value in citation.shared)
     return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources,
                         any_checked(row.badge for row in results))
+
+
+_PAGE_IDS = ("main", "site-search-input") + tuple(f"from-{n}" for n in range(1, 1000))  # the page's own ids
+
+
+def anchored(views: tuple[CitationView, ...]) -> tuple[CitationView, ...]:
+    """The views with each result id anchoring only its first row on the page (ids are unique in HTML;
+    two articles may cite the same result)."""
+    seen: set[str] = set(_PAGE_IDS)
+
+    def first(row: ResultView) -> ResultView:
+        if not row.anchor or row.anchor in seen:
+            return replace(row, anchor="")
+        seen.add(row.anchor)
+        return row
+
+    return tuple(replace(view, results=tuple(map(first, view.results))) for view in views)
 
 
 def _indexes(citation: Citation) -> tuple[int | None, ...]:

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..checks.resultids import result_id
 from ..core.diagnostics import Problem, Severity, sort_problems
 from .fields import field_change, object_changes, ordered_keys, same
 from .model import (
@@ -22,8 +23,9 @@ from .model import (
 )
 from .snapshot import PageSnapshot, SiteSnapshot
 
-# Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed).
-PAGE_FIELDS = ("title", "summary", "checked", "updated", "tags", "schema")
+# Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed;
+# ``schema`` too: it is the site's own /schema/export.schema.json under its base URL).
+PAGE_FIELDS = ("title", "summary", "checked", "updated", "tags")
 RESULT_FIRST = ("value", "unit", "statistic", "uncertainty", "conditions")
 NARROW = ".narrow.svg"
 # (envelope member, export section) of the states published in each article's index.json
@@ -81,18 +83,25 @@ def other_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldC
 
 
 def compare_results(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[ResultChange, ...]:
-    """Matched by (source_record_id, label): changed and added in the new order, then removed."""
+    """Matched by (source_record_id, result id: the authored id, else the label as a slug), so that a
+    re-ordered export matches, and a result with an id matches when its label is re-worded: changed and
+    added in the new order, then removed."""
     before, after = _by_key(old), _by_key(new)
     changes: list[ResultChange] = []
     for key, entry in after.items():
         if key not in before:
-            changes.append(ResultChange("added", key[0], key[1], entry))
+            changes.append(ResultChange("added", key[0], _label(entry), entry))
             continue
         fields = tuple(object_changes(before[key], entry, first=RESULT_FIRST))
         if fields:
-            changes.append(ResultChange("changed", key[0], key[1], entry, fields))
-    changes += [ResultChange("removed", key[0], key[1], entry) for key, entry in before.items() if key not in after]
+            changes.append(ResultChange("changed", key[0], _label(entry), entry, fields))
+    changes += [ResultChange("removed", key[0], _label(entry), entry) for key, entry in before.items()
+                if key not in after]
     return tuple(changes)
+
+
+def _label(entry: Mapping[str, Any]) -> str:
+    return str(entry.get("label", entry.get("name", "")))
 
 
 def _by_key(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -100,13 +109,13 @@ def _by_key(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str
 
 
 def _keys(results: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Each entry's (source_record_id, label), in order."""
+    """Each entry's (source_record_id, result id), in order."""
     keys: list[tuple[str, str]] = []
     seen_keys: set[tuple[str, str]] = set()
     for entry in results:
-        record, label = str(entry.get("source_record_id", "")), str(entry.get("label", ""))
+        record, label = str(entry.get("source_record_id", "")), result_id(entry) or _label(entry)
         key, seen = (record, label), 1
-        while key in seen_keys:  # a repeated label (possible only in a hand-made folder): keep both apart
+        while key in seen_keys:  # a repeated id (possible only in a hand-made folder): keep both apart
             seen += 1
             key = (record, f"{label} ({seen})")
         seen_keys.add(key)
@@ -120,8 +129,8 @@ def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[Verifica
     changes: list[VerificationChange] = []
     for member, section in VERIFICATION:
         before = _states(old, member, section)
-        for key, state in _states(new, member, section).items():
-            previous = before.get(key)
+        for key, (state, label) in _states(new, member, section).items():
+            previous = before[key][0] if key in before else None
             old_state = _text(previous.get("state")) if previous is not None else None
             new_state = _text(state.get("state"))
             if new_state == old_state or (old_state is None and new_state not in UNVERIFIED):
@@ -130,22 +139,25 @@ def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[Verifica
             if previous is not None:
                 line = line if line is not None else _number(previous.get("line"))
                 excerpt = excerpt if excerpt is not None else _text(previous.get("excerpt"))
-            changes.append(VerificationChange(section, key[0], key[1], old_state, new_state or "", line, excerpt,
+            changes.append(VerificationChange(section, key[0], label, old_state, new_state or "", line, excerpt,
                                               _number(state.get("found_line"))))
     return tuple(changes)
 
 
-def _states(page: PageSnapshot, member: str, section: str) -> dict[tuple[str, str], dict[str, Any]]:
-    """The page's published states of ``section``, by the key of the entry each one's pointer designates."""
+def _states(page: PageSnapshot, member: str, section: str
+            ) -> dict[tuple[str, str], tuple[dict[str, Any], str]]:
+    """The page's published states of ``section`` with their entry's label, by the key of the entry each
+    one's pointer designates."""
     entries = page.export.get(section)
     at = [n for n, entry in enumerate(entries) if isinstance(entry, dict)] if isinstance(entries, list) else []
-    key_at = dict(zip(at, _keys(_entries(page.export, section)), strict=True))  # the keys compare_results uses
-    found: dict[tuple[str, str], dict[str, Any]] = {}
+    objects = _entries(page.export, section)
+    key_at = dict(zip(at, zip(_keys(objects), map(_label, objects), strict=True), strict=True))
+    found: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
     for state in _entries(page.envelope, member):
         folder, _, number = str(state.get("pointer", "")).rpartition("/")
-        key = key_at.get(int(number)) if folder == f"/{section}" and number.isascii() and number.isdigit() else None
-        if key is not None:
-            found.setdefault(key, state)
+        keyed = key_at.get(int(number)) if folder == f"/{section}" and number.isascii() and number.isdigit() else None
+        if keyed is not None:
+            found.setdefault(keyed[0], (state, keyed[1]))
     return found
 
 

@@ -46,7 +46,7 @@ class FieldChange:
 
 @dataclass(frozen=True)
 class ResultChange:
-    """A reported result added, removed or changed, matched by (source_record_id, label)."""
+    """A reported result added, removed or changed, matched by (source_record_id, result id)."""
 
     status: Status
     source_record_id: str

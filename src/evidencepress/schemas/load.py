@@ -108,9 +108,6 @@ class SchemaSet:
             digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
         return digest.hexdigest()
 
-    def url(self, name: str) -> str:
-        return str(self.documents[name].get("$id", name))
-
 
 def schema_folder(root: Path) -> Path:
     """The site's own ``schema/`` when it has one, else the default set."""

@@ -10,8 +10,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from sitekit import article, export, make_site, result
 
-from evidencepress.checks.resultids import result_id
 from evidencepress.cli import main
+from evidencepress.core.export import result_id
 
 PAGE = "content/guides/a.md"
 ID_KEY = '"id": "decode"'

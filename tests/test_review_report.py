@@ -10,11 +10,11 @@ from markdown_it import MarkdownIt
 
 from evidencepress.core.diagnostics import Location, note, warning
 from evidencepress.core.jsontext import AuthoredFloat, parse_float
+from evidencepress.datadiff.fields import object_changes, relative_change
+from evidencepress.datadiff.mdtext import code, text
 from evidencepress.review import NO_CHANGES, ReportOptions, json_report, markdown_report
 from evidencepress.review.bounded import Block, bounded
 from evidencepress.review.compare import compare_charts, compare_results, compare_sources, compare_warnings
-from evidencepress.review.fields import object_changes, relative_change
-from evidencepress.review.mdtext import code, text
 from evidencepress.review.model import ABSENT, FieldChange, PageChange, ResultChange, Review, VerificationChange
 
 

@@ -12,28 +12,15 @@ record page is anchored where it is first listed).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.diagnostics import Location, Problem, error
+from ..core.export import result_id
 from ..core.model import JsonPath, Positions, dotted
 
-_NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
-
-
-def result_id(entry: Mapping[str, Any]) -> str | None:
-    """The result's id: its ``id``, else its label as a slug; None when it has neither."""
-    authored = entry.get("id")
-    if isinstance(authored, str) and authored:
-        return authored
-    label = entry.get("label")
-    if not isinstance(label, str):
-        return None
-    slug = _NOT_WORD.sub("-", label.lower().replace("_", "-")).strip("-")
-    return slug or None
-
+__all__ = ["ResultKey", "anchor_of", "result_id", "result_id_problems", "result_keys"]
 
 def anchor_of(record_id: str, entry: Mapping[str, Any]) -> str:
     """The site path of the result's row on its record page (no anchor when it has no id)."""

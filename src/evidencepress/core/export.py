@@ -105,3 +105,19 @@ def objects(value: Any, path: JsonPath = ()) -> Iterator[tuple[JsonPath, dict[st
         inner = [(where + (key,), member) for key, member in members if isinstance(member, (dict, list))]
         inner.reverse()
         stack += inner
+
+
+_NOT_WORD = re.compile(r"[^\w]+", re.UNICODE)
+
+
+def result_id(entry: Mapping[str, Any]) -> str | None:
+    """A reported result's stable id: its ``id``, else its label as a slug (``Decode at C1 (8k)`` ->
+    ``decode-at-c1-8k``); None when it has neither."""
+    authored = entry.get("id")
+    if isinstance(authored, str) and authored:
+        return authored
+    label = entry.get("label")
+    if not isinstance(label, str):
+        return None
+    slug = _NOT_WORD.sub("-", label.lower().replace("_", "-")).strip("-")
+    return slug or None

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..charts.uncertainty import uncertainty_text
 from ..checks.page import Page
-from ..checks.resultids import result_id
+from ..core.export import result_id
 from ..core.model import SourceRef
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention

@@ -6,27 +6,22 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..checks.resultids import result_id
 from ..core.diagnostics import Problem, Severity, sort_problems
-from .fields import field_change, object_changes, ordered_keys, same
+from ..datadiff.entries import PAGE_FIELDS as PAGE_FIELDS  # noqa: PLC0414 - re-exported
+from ..datadiff.entries import compare_results as compare_results  # noqa: PLC0414
+from ..datadiff.entries import compare_sources as compare_sources  # noqa: PLC0414
+from ..datadiff.entries import entries_of, label_of, other_changes, page_fields, result_keys
 from .model import (
-    ABSENT,
     ChartChange,
     ChartFile,
-    FieldChange,
     PageChange,
-    ResultChange,
     Review,
-    SourceChange,
     Status,
     VerificationChange,
 )
 from .snapshot import PageSnapshot, SiteSnapshot
 
-# Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed;
-# ``schema`` too: it is the site's own /schema/export.schema.json under its base URL).
-PAGE_FIELDS = ("title", "summary", "checked", "updated", "tags")
-RESULT_FIRST = ("value", "unit", "statistic", "uncertainty", "conditions")
+# Envelope members compared as page fields (URLs are left out: they depend on where a site is deployed).
 NARROW = ".narrow.svg"
 # (envelope member, export section) of the states published in each article's index.json
 VERIFICATION = (("verification", "reported_results"), ("facts_verification", "facts"))
@@ -53,8 +48,8 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
         checked=str((after if new is not None else before).envelope.get("checked") or ""),
         fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
         text_changed=both and before.text != after.text,
-        results=compare_results(_entries(before.export, "reported_results"), _entries(after.export, "reported_results")),
-        sources=compare_sources(_entries(before.envelope, "sources"), _entries(after.envelope, "sources")),
+        results=compare_results(entries_of(before.export, "reported_results"), entries_of(after.export, "reported_results")),
+        sources=compare_sources(entries_of(before.envelope, "sources"), entries_of(after.envelope, "sources")),
         charts=compare_charts(before.charts, after.charts),
         other=tuple(other_changes(before.export, after.export)) if both else (),
         verification=compare_verification(before, after),
@@ -63,64 +58,6 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
                      or change.other or change.verification):
         return None
     return change
-
-
-def _entries(document: Mapping[str, Any], key: str) -> list[dict[str, Any]]:
-    found = document.get(key)
-    return [entry for entry in found if isinstance(entry, dict)] if isinstance(found, list) else []
-
-
-def page_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldChange]:
-    return [field_change(key, old.get(key, ABSENT), new.get(key, ABSENT))
-            for key in PAGE_FIELDS if not same(old.get(key, ABSENT), new.get(key, ABSENT))]
-
-
-def other_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[FieldChange]:
-    """Facts, the top-level conditions and the optional sections, leaf by leaf."""
-    rest_old = {key: value for key, value in old.items() if key != "reported_results"}
-    rest_new = {key: value for key, value in new.items() if key != "reported_results"}
-    return object_changes(rest_old, rest_new)
-
-
-def compare_results(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[ResultChange, ...]:
-    """Matched by (source_record_id, result id: the authored id, else the label as a slug), so that a
-    re-ordered export matches, and a result with an id matches when its label is re-worded: changed and
-    added in the new order, then removed."""
-    before, after = _by_key(old), _by_key(new)
-    changes: list[ResultChange] = []
-    for key, entry in after.items():
-        if key not in before:
-            changes.append(ResultChange("added", key[0], _label(entry), entry))
-            continue
-        fields = tuple(object_changes(before[key], entry, first=RESULT_FIRST))
-        if fields:
-            changes.append(ResultChange("changed", key[0], _label(entry), entry, fields))
-    changes += [ResultChange("removed", key[0], _label(entry), entry) for key, entry in before.items()
-                if key not in after]
-    return tuple(changes)
-
-
-def _label(entry: Mapping[str, Any]) -> str:
-    return str(entry.get("label", entry.get("name", "")))
-
-
-def _by_key(results: Sequence[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    return dict(zip(_keys(results), results, strict=True))
-
-
-def _keys(results: Sequence[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Each entry's (source_record_id, result id), in order."""
-    keys: list[tuple[str, str]] = []
-    seen_keys: set[tuple[str, str]] = set()
-    for entry in results:
-        record, label = str(entry.get("source_record_id", "")), result_id(entry) or _label(entry)
-        key, seen = (record, label), 1
-        while key in seen_keys:  # a repeated id (possible only in a hand-made folder): keep both apart
-            seen += 1
-            key = (record, f"{label} ({seen})")
-        seen_keys.add(key)
-        keys.append(key)
-    return keys
 
 
 def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[VerificationChange, ...]:
@@ -146,14 +83,14 @@ def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[Verifica
 
 def _states(page: PageSnapshot, member: str, section: str
             ) -> dict[tuple[str, str], tuple[dict[str, Any], str]]:
-    """The page's published states of ``section`` with their entry's label, by the key of the entry each
-    one's pointer designates."""
+    """The page's published states of ``section`` with their entry's label, by the key (the one
+    compare_results uses) of the entry each one's pointer designates."""
     entries = page.export.get(section)
     at = [n for n, entry in enumerate(entries) if isinstance(entry, dict)] if isinstance(entries, list) else []
-    objects = _entries(page.export, section)
-    key_at = dict(zip(at, zip(_keys(objects), map(_label, objects), strict=True), strict=True))
+    objects = entries_of(page.export, section)
+    key_at = dict(zip(at, zip(result_keys(objects), map(label_of, objects), strict=True), strict=True))
     found: dict[tuple[str, str], tuple[dict[str, Any], str]] = {}
-    for state in _entries(page.envelope, member):
+    for state in entries_of(page.envelope, member):
         folder, _, number = str(state.get("pointer", "")).rpartition("/")
         keyed = key_at.get(int(number)) if folder == f"/{section}" and number.isascii() and number.isdigit() else None
         if keyed is not None:
@@ -167,55 +104,6 @@ def _text(value: Any) -> str | None:
 
 def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def compare_sources(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> tuple[SourceChange, ...]:
-    """Matched by URL; a source whose pinned URL moved with its revision is one source changed."""
-    before = {str(source.get("url")): source for source in old}
-    after = {str(source.get("url")): source for source in new}
-    moved = _moved(
-        {url: source for url, source in before.items() if url not in after},
-        {url: source for url, source in after.items() if url not in before},
-    )
-    changes: list[SourceChange] = []
-    for url, source in after.items():
-        previous = before.get(url) or moved.get(url)
-        if previous is None:
-            changes.append(_source("added", source))
-            continue
-        fields = [field_change(key, previous.get(key, ABSENT), source.get(key, ABSENT))
-                  for key in ordered_keys(previous, source, ("revision", "sha256", "url", "publisher"))
-                  if not same(previous.get(key, ABSENT), source.get(key, ABSENT))]
-        if fields:
-            changes.append(_source("changed", source, tuple(fields)))
-    paired = {str(source.get("url")) for source in moved.values()}
-    changes += [_source("removed", source) for url, source in before.items() if url not in after and url not in paired]
-    return tuple(changes)
-
-
-def _moved(gone: Mapping[str, dict[str, Any]], came: Mapping[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """new URL -> old source, for sources whose URL differs only by their revision."""
-    old_by_pattern: dict[str, dict[str, Any]] = {}
-    for url, source in gone.items():
-        old_by_pattern.setdefault(_without_revision(url, source), source)
-    moved: dict[str, dict[str, Any]] = {}
-    for url, source in came.items():
-        previous = old_by_pattern.pop(_without_revision(url, source), None)
-        if previous is not None:
-            moved[url] = previous
-    return moved
-
-
-def _without_revision(url: str, source: Mapping[str, Any]) -> str:
-    revision = source.get("revision")
-    if isinstance(revision, str) and len(revision) >= 7 and revision in url:
-        return url.replace(revision, "\x00")
-    return "\x01" + url  # matches nothing but itself
-
-
-def _source(status: Status, source: Mapping[str, Any], fields: tuple[FieldChange, ...] = ()) -> SourceChange:
-    return SourceChange(status, str(source.get("url", "")), str(source.get("publisher", "")),
-                        str(source.get("revision", "")), fields)
 
 
 def compare_charts(old: Mapping[str, bytes], new: Mapping[str, bytes]) -> tuple[ChartChange, ...]:

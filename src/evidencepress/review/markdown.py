@@ -8,14 +8,15 @@ come before its results, an absent value first and marked ⚠.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.diagnostics import Problem
+from ..datadiff.mdtext import code, html_text, link, text
+from ..datadiff.words import field_line, result_lines, source_lines
 from .bounded import GITHUB_COMMENT_LIMIT, Block, bounded
-from .mdtext import code, html_text, json_code, link, text
-from .model import ChartChange, FieldChange, PageChange, ResultChange, Review, SourceChange, VerificationChange
+from .model import ChartChange, PageChange, Review, VerificationChange
 
 NO_CHANGES = "no changes to published data"
 ABSENT_STATE = "absent"
@@ -112,10 +113,10 @@ def _page_block(page: PageChange, options: ReportOptions) -> Block:
         ("Page", _page_lines(page)),
         ("Source checks (each value against its cited line in the vault)",
          [_verification_line(change) for change in sorted(page.verification, key=lambda c: c.new != ABSENT_STATE)]),
-        ("Results (matched by source record and label)", [line for r in page.results for line in _result_lines(r)]),
-        ("Sources", [line for s in page.sources for line in _source_lines(s)]),
+        ("Results (matched by source record and label)", [line for r in page.results for line in result_lines(r)]),
+        ("Sources", [line for s in page.sources for line in source_lines(s)]),
         ("Charts", [line for c in page.charts for line in _chart_lines(page.path, c, options)]),
-        ("Other export data", [_field_line(change) for change in page.other]),
+        ("Other export data", [field_line(change) for change in page.other]),
     ]
     body: list[str] = []
     for heading, lines in sections:
@@ -130,21 +131,8 @@ def _page_lines(page: PageChange) -> list[str]:
         return [f"- new page{checked}"]
     if page.status == "removed":
         return [f"- page removed (it was checked {code(page.checked)})" if page.checked else "- page removed"]
-    lines = [_field_line(change) for change in page.fields]
+    lines = [field_line(change) for change in page.fields]
     return lines + (["- text changed (title, summary or body of index.md)"] if page.text_changed else [])
-
-
-def _result_lines(change: ResultChange) -> list[str]:
-    name = f"**{text(change.label)}** · {code(change.source_record_id)}"
-    if change.status == "changed":
-        unit = change.result.get("unit")
-        unit_text = unit if isinstance(unit, str) and not any(c.field == "unit" for c in change.changes) else ""
-        return [f"- changed {name}"] + ["  " + _field_line(c, unit_text) for c in change.changes]
-    lines = [f"- {change.status} {name}: {_value(change.result)}"]
-    conditions = change.result.get("conditions")
-    if change.status == "added" and isinstance(conditions, dict):
-        lines.append(f"  - conditions: {json_code(conditions)}")
-    return lines
 
 
 def _verification_line(change: VerificationChange) -> str:
@@ -163,37 +151,6 @@ def _verification_line(change: VerificationChange) -> str:
     if change.excerpt is not None:
         line += f": “{text(change.excerpt)}”"
     return line
-
-
-def _value(result: Mapping[str, Any]) -> str:
-    unit = result.get("unit")
-    statistic = result.get("statistic")
-    shown = json_code(result.get("value"))
-    if isinstance(unit, str):
-        shown += f" {text(unit)}"
-    if isinstance(statistic, str):
-        shown += f" · {text(statistic)}"
-    return shown
-
-
-def _field_line(change: FieldChange, unit: str = "") -> str:
-    if change.field.startswith("conditions."):
-        name = f"condition {code(change.field[len('conditions.'):])}"
-    else:
-        name = code(change.field) if any(c in change.field for c in '[]"') else text(change.field)
-    line = f"- {name}: {json_code(change.old)} → {json_code(change.new)}"
-    if change.field == "value" and unit:
-        line += f" {text(unit)}"
-    if change.note:
-        line += f" ({change.note})"
-    return line
-
-
-def _source_lines(change: SourceChange) -> list[str]:
-    line = f"- {change.status} **{text(change.publisher)}**: {code(change.url)}"
-    if change.status != "changed":
-        return [f"{line} · revision {code(change.revision)}"]
-    return [line] + ["  " + _field_line(field) for field in change.changes]
 
 
 def _chart_lines(path: str, change: ChartChange, options: ReportOptions) -> list[str]:

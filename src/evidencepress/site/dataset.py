@@ -20,9 +20,8 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..checks.resultids import result_id
 from ..core import jsontext
-from ..core.export import RECORD_ID, ReportedResult, reported_results
+from ..core.export import RECORD_ID, ReportedResult, reported_results, result_id
 
 CHUNK_ROWS = 2000  # rows per chunk of a data file written piece by piece
 

@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from ..core import jsontext
-from .model import ABSENT
+from .changes import ABSENT
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&#!])")
 _TICKS = re.compile(r"`+")

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..core import jsontext
-from .model import ABSENT, FieldChange
+from .changes import ABSENT, FieldChange
 
 ENTRY_KEYS = ("id", "label", "name")  # what identifies an entry of a list, in this order
 

@@ -1,0 +1,1 @@
+"""Two published documents of one article compared, and the change in words (used by review/ and site/)."""

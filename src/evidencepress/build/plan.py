@@ -19,6 +19,7 @@ from ..checks.links import check_links
 from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
 from ..checks.sources import ResultState, result_states, verify_sources
+from ..content.history import read_export_history
 from ..content.parse import parse_page
 from ..content.read import read_content
 from ..content.vault import read_vault
@@ -31,6 +32,7 @@ from ..output.article import (
 )
 from ..output.writer import MARKER
 from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
+from ..site.history import DataHistory, data_history
 from ..site.index import PageFacts, SiteIndex, generated_paths, index_site
 from .validating import validate_sources
 
@@ -54,6 +56,7 @@ class SitePlan:
     static: tuple[Asset, ...] = ()  # the site's static/ folder, for the output root
     # Each reported result's state against the vault (verified, moved, ...), by page URL.
     source_states: Mapping[str, tuple[ResultState, ...]] = field(default_factory=dict)
+    history: DataHistory = field(default_factory=DataHistory)  # the changes to the published data, from git
 
 
 @dataclass(frozen=True)
@@ -129,7 +132,10 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     source_states, source_problems = _verified_sources(options.vault_root or root, config, pages)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
     index = index_site(pages, prose, config, schemas.core_conditions, facts, result_states(source_states))
-    generated = generated_paths(index, pages)
+    exports_history = read_export_history(root)
+    problems += exports_history.problems
+    history = data_history(exports_history, [page for page in pages if not page.front.draft])
+    generated = generated_paths(index, pages, history.paths)
     theme = static_files(template_folder(root))
     problems += _url_collisions(pages, generated)
     problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
@@ -142,7 +148,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         return None, problems
     page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
     return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static,
-                    source_states), problems
+                    source_states, history), problems
 
 
 def _verified_sources(root: Path, config: SiteConfig, pages: list[Page]

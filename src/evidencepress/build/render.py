@@ -46,6 +46,7 @@ from ..output.generated import (
     render_schema_index,
     render_search,
 )
+from ..output.history import history_files
 from ..output.search import IndexerRun, PagefindRun, SearchIndex, SearchIndexer, search_run
 from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
 from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
@@ -125,6 +126,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     for name, chunks in data_files(plan.index, plan.config):
         files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
     _put(files, None, "/", feed_files(plan.index, plan.config))
+    _put(files, None, "/", history_files(env, ctx))
     _put(files, None, "/", {asset.rel: asset.data for asset in plan.assets})
     _put(files, None, "/", {item.rel: item.data for item in plan.static})
     _put(files, None, "/", {MARKER: MARKER_TEXT})
@@ -162,7 +164,7 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     states = plan.source_states
     record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states) for record in records]
     keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
-                        states.get(page.url, ())) for page in plan.pages]
+                        states.get(page.url, ()), ctx.history.of(page.url)) for page in plan.pages]
     stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
     missing = [number for number, key in enumerate(keys) if not store.has(key)]
 
@@ -202,6 +204,6 @@ def _context_key(ctx: SiteContext, templates: Path) -> str:
 def site_context(plan: SitePlan) -> SiteContext:
     # index.json names the schema the site publishes (which may extend the default), not its $id
     return SiteContext(plan.config, navigation(plan.index, plan.config), SCHEMA_URL + "export.schema.json",
-                       plan.index, plan.schemas.core_conditions, plan.source_states)
+                       plan.index, plan.schemas.core_conditions, plan.source_states, plan.history)
 
 

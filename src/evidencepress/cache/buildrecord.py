@@ -1,7 +1,8 @@
 """Build records: a rebuild of unchanged inputs costs reading and hashing them.
 
 After a good build, the record of its inputs — the sha256 of every file of
-``content/``, ``static/``, ``templates/``, ``schema/`` and ``site.toml``, the
+``content/``, ``static/``, ``templates/``, ``schema/`` and ``site.toml``, the git HEAD (the
+history of exports/), the
 options that shape the output, this package's code and its dependencies'
 versions — is stored with the build's problems and a description of what it
 wrote. A later build whose inputs hash the same, and whose output folders are
@@ -23,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..content.history import history_state
 from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
 from ..core.options import BuildOptions
@@ -58,6 +60,7 @@ def inputs_digest(options: BuildOptions, out: Path) -> str | None:
             digest.update(name.encode() + b"\0" + tree_digest(folder).encode())
         vault = _vault_folder(options)  # the documents the values are verified against
         digest.update(b"vault\0" + (tree_digest(vault).encode() if vault.is_dir() else b"none"))
+        digest.update(b"history\0" + history_state(options.root).encode())  # new commits: new history pages
     except OSError:
         return None
     return digest.hexdigest()

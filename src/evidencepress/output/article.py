@@ -29,9 +29,11 @@ from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
 from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
+from ..site.history import CHANGES_URL, DataHistory
 from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .article_md import article_markdown
 from .body import render_tokens
+from .changewords import change_views
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
@@ -57,6 +59,7 @@ class SiteContext:
     # Each page's results' and facts' states against the vault, by page URL; None: not published
     # (exports/, the content's snapshot: the states come from the vault).
     verification: Mapping[str, tuple[ResultState, ...]] | None = field(default_factory=dict)
+    history: DataHistory = field(default_factory=DataHistory)  # the changes to the published data, from git
 
     def states_of(self, url: str) -> tuple[ResultState, ...]:
         return self.verification.get(url, ()) if self.verification is not None else ()
@@ -204,6 +207,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         body=body,
         toc=headings(page.tokens),
         explore_url=EXPLORE_URL,
+        history=change_views(ctx.history.of(page.url)),
+        changes_url=CHANGES_URL,
     )
 
 

@@ -117,7 +117,7 @@ def render_community(env: jinja2.Environment, ctx: SiteContext) -> dict[str, byt
         for r in records
     ]
     links = [(r.title, r.url, f"`{r.id}`, {len(r.results)} results") for r in records]
-    return _page_files(html, envelope, page_markdown(COMMUNITY_TITLE, [COMMUNITY_SUMMARY], links))
+    return page_files(html, envelope, page_markdown(COMMUNITY_TITLE, [COMMUNITY_SUMMARY], links))
 
 
 def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes]:
@@ -135,7 +135,7 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
     envelope["data"] = [absolute(ctx.config.base_url, url) for _, url, _ in downloads]
     text = page_markdown(EXPLORE_TITLE, [EXPLORE_SUMMARY, "The explorer needs a browser; the same rows are here:"],
                          downloads)
-    return _page_files(html, envelope, text)
+    return page_files(html, envelope, text)
 
 
 def render_search(template: jinja2.Template, ctx: SiteContext, available: bool) -> dict[str, bytes]:
@@ -147,7 +147,7 @@ def render_search(template: jinja2.Template, ctx: SiteContext, available: bool) 
     envelope = generated_envelope(ctx, SEARCH_URL, SEARCH_TITLE, None)
     agents = "Search needs a browser. Agents: read /llms.txt or /data/catalog.json for every page with its URLs."
     text = page_markdown(SEARCH_TITLE, [SEARCH_SUMMARY, agents])
-    return _page_files(html, envelope, text)
+    return page_files(html, envelope, text)
 
 
 def render_schema_index(env: jinja2.Environment, ctx: SiteContext,
@@ -161,7 +161,7 @@ def render_schema_index(env: jinja2.Environment, ctx: SiteContext,
     envelope["schemas"] = [absolute(ctx.config.base_url, SCHEMA_URL + name) for name, _, _ in schemas]
     links = [(title, SCHEMA_URL + name, str(doc.get("description", ""))) for (name, title, _), (_, doc)
              in zip(schemas, published, strict=True)]
-    return _page_files(html, envelope, page_markdown(SCHEMA_TITLE, [SCHEMA_SUMMARY], links))
+    return page_files(html, envelope, page_markdown(SCHEMA_TITLE, [SCHEMA_SUMMARY], links))
 
 
 def _with_code(text: str) -> Markup:
@@ -180,7 +180,7 @@ def render_not_found(env: jinja2.Environment, ctx: SiteContext) -> bytes:
     return html.encode("utf-8")
 
 
-def _page_files(html: str, envelope: dict[str, Any], markdown: str) -> dict[str, bytes]:
+def page_files(html: str, envelope: dict[str, Any], markdown: str) -> dict[str, bytes]:
     return {
         "index.html": html.encode("utf-8"),
         "index.json": dump_json({"page": envelope, **EMPTY_EXPORT}),

@@ -19,6 +19,7 @@ from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
 from .dataset import ResultTable, row_values, table_of, unverified_csv
+from .history import CHANGES_FEED, CHANGES_URL
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
 HOME_URL = "/"
@@ -261,12 +262,15 @@ def _record_figures(record: Record) -> str:
             f"cited by {articles} article{'s' if articles != 1 else ''}.")
 
 
-def generated_paths(index: SiteIndex, pages: Sequence[Page]) -> set[str]:
-    """Every site path of a generated page or file (link checking, collisions)."""
-    folders = [listing.url for listing in index.listings] + [COMMUNITY_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL]
+def generated_paths(index: SiteIndex, pages: Sequence[Page], history: Iterable[str] = ()) -> set[str]:
+    """Every site path of a generated page or file (link checking, collisions); ``history``: the site
+    paths of the copies of earlier published versions (/history/…)."""
+    folders = [listing.url for listing in index.listings] + [COMMUNITY_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL,
+                                                             CHANGES_URL]
     folders += [record.url for record in index.records]
     paths = {folder + name for folder in folders for name in PAGE_FILES} | set(folders)
     paths |= {DATA_URL + name for name in DATA_FILES}
     paths |= {"/" + name for name in ROOT_FILES}
     paths |= {page.url + "index.csv" for page in pages}
+    paths |= {"/" + CHANGES_FEED} | set(history)
     return paths

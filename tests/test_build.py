@@ -58,7 +58,9 @@ def test_index_json_is_the_export_with_a_leading_page_envelope(tmp_path: Path) -
     assert page["md_url"] == "https://example.org/sub/guides/a/index.md"
     assert page["checked"] == "2026-10-18" and page["updated"] is None
     assert page["sources"][0]["pinned"] is True
-    assert page["charts"] == [{"id": "decode", "file": "https://example.org/sub/guides/a/decode.svg", "kind": "bar",
+    assert page["charts"] == [{"id": "decode", "file": "https://example.org/sub/guides/a/decode.svg",
+                               "csv": "https://example.org/sub/guides/a/decode.csv",
+                               "json": "https://example.org/sub/guides/a/decode.json", "kind": "bar",
                                "plotted": ["Run A", "Run B"]}]
     assert page["schema"].endswith("/export.schema.json")
     source = (root / "content/guides/a.md").read_text()

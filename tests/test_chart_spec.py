@@ -7,7 +7,7 @@ import json
 import jsonschema
 from chart_fixtures import EVERY_KIND, FILE, HEAD, SCHEMAS, chart, ok, only_error
 
-from evidencepress.charts import duplicate_ids
+from evidencepress.charts import chart_id_problems
 from evidencepress.charts.kinds import registry
 from evidencepress.charts.schema import SCHEMA_FILE, chart_kinds
 
@@ -186,8 +186,15 @@ def test_not_a_mapping() -> None:
 def test_duplicate_ids_name_the_first_use() -> None:
     first = ok(HEAD + SELECT)
     second = ok(HEAD + SELECT)
-    problems = duplicate_ids([first, second])
+    problems = chart_id_problems([first, second])
     assert [p.message for p in problems] == ["chart id 'c' is already used on line 21; ids are unique in a page"]
+
+
+def test_the_id_index_is_taken_by_the_page_files() -> None:
+    plan = ok(HEAD.replace("id: c", "id: index") + SELECT)
+    problems = chart_id_problems([plan])
+    assert [(p.rule, p.message) for p in problems] == [("chart-id", "chart id 'index' is taken by the page's own files")]
+    assert "index.csv and index.json" in problems[0].hint
 
 
 def test_spec_dump_is_json_serialisable() -> None:

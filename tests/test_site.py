@@ -187,8 +187,10 @@ def test_catalog_lists_every_page_with_its_urls(built: dict[str, bytes]) -> None
     article_a = by_url["/guides/a/"]
     assert article_a == {"kind": "article", "title": "Article A", "summary": "What the test article shows.",
                          "url": "/guides/a/", "json_url": "/guides/a/index.json", "md_url": "/guides/a/index.md",
-                         "csv_url": "/guides/a/index.csv", "section": "guides", "checked": "2026-10-18",
-                         "modified": "2026-10-18"}
+                         "csv_url": "/guides/a/index.csv",
+                         "charts": [{"id": "decode", "title": "Decode rate", "svg_url": "/guides/a/decode.svg",
+                                     "csv_url": "/guides/a/decode.csv", "json_url": "/guides/a/decode.json"}],
+                         "section": "guides", "checked": "2026-10-18", "modified": "2026-10-18"}
     assert by_url["/community/shared-record/"]["kind"] == "record"
     assert {"/", "/guides/", "/community/", "/explore/", "/schema/", "/search/"} <= set(by_url)
     for page in catalog["pages"]:

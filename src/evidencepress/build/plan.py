@@ -242,6 +242,7 @@ def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: Schema
     for page in pages:
         paths |= {page.url, page.url + "index.html", page.url + "index.json", page.url + "index.md"}
         paths |= {f"{page.url}{name}" for chart in page.charts for name, _ in chart.variants()}
+        paths |= {f"{page.url}{name}" for chart in page.charts for name in chart.data_files()}
     paths |= {"/" + asset.rel for asset in assets}
     paths |= {f"/schema/{name}" for name, _ in schemas.published}
     return paths

@@ -19,7 +19,7 @@ from .plan import build_plan
 from .spec import parse_spec
 from .style import RENDERER_VERSION
 from .svg import inline as inline_svg
-from .table import ChartTable, chart_table
+from .table import ChartTable, chart_table, label_cell
 
 __all__ = [
     "RENDERER_VERSION",
@@ -31,10 +31,11 @@ __all__ = [
     "Point",
     "Slot",
     "Whisker",
+    "chart_id_problems",
     "chart_table",
-    "duplicate_ids",
     "inline_svg",
     "iter_charts",
+    "label_cell",
     "plan_chart",
     "render_charts",
 ]
@@ -54,12 +55,20 @@ def plan_chart(
     return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line)
 
 
-def duplicate_ids(plans: Sequence[ChartPlan]) -> list[Problem]:
-    """An error for each chart whose id repeats an earlier chart's id in the same page."""
+RESERVED_ID = "index"  # <id>.csv and <id>.json would be the page's own index.csv and index.json
+
+
+def chart_id_problems(plans: Sequence[ChartPlan]) -> list[Problem]:
+    """An error for each chart whose id repeats an earlier chart's id in the same page, or whose
+    files would be the page's own (the id ``index``)."""
     first: dict[str, Location] = {}
     problems: list[Problem] = []
     for plan in plans:
-        if plan.id in first:
+        if plan.id == RESERVED_ID:
+            problems.append(error(plan.location, f"chart id {plan.id!r} is taken by the page's own files",
+                                  "chart-id", "id", "the chart's data would be written to the page's "
+                                  "index.csv and index.json; choose another id"))
+        elif plan.id in first:
             seen = first[plan.id]
             message = f"chart id {plan.id!r} is already used on line {seen.line}; ids are unique in a page"
             problems.append(error(plan.location, message, "chart-id", "id", f"the chart is written to {plan.id}.svg"))

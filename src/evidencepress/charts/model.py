@@ -242,3 +242,7 @@ class ChartPlan:
         if self.narrow is not None:
             files += ((f"{self.id}.narrow.svg", self.narrow),)
         return files
+
+    def data_files(self) -> tuple[str, str]:
+        """The names of the chart's data downloads beside its page: ``<id>.csv`` and ``<id>.json``."""
+        return f"{self.id}.csv", f"{self.id}.json"

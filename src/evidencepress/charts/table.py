@@ -74,5 +74,10 @@ def _cell(row: ChartRow, field: str) -> str:
             return style.display_number(row.value)
         return str(row.value)
     if field == "x":
-        return row.x or row.label
+        return label_cell(row)
     return str(getattr(row, field) or "")
+
+
+def label_cell(row: ChartRow) -> str:
+    """The Label cell of a row: the category or x value as the chart shows it, else the entry's label."""
+    return row.x or row.label

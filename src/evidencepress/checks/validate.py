@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from ..charts import duplicate_ids, plan_chart
+from ..charts import chart_id_problems, plan_chart
 from ..core.diagnostics import Location, Problem, error, has_errors, note, warning
 from ..core.export import record_ids
 from ..core.model import Document, FrontMatter, JsonPath, ParsedPage, Positions, SourceRef, dotted
@@ -171,4 +171,4 @@ def _charts(parsed: ParsedPage, export: Document | None, schemas: SchemaSet) -> 
         problems += chart_problems
         if plan is not None:
             plans.append(plan)
-    return plans, problems + duplicate_ids(plans)
+    return plans, problems + chart_id_problems(plans)

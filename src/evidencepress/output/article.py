@@ -19,7 +19,7 @@ import jinja2
 import markupsafe
 from markupsafe import Markup
 
-from ..charts import chart_table, inline_svg
+from ..charts import ChartPlan, chart_table, inline_svg
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.resultids import anchor_of
@@ -34,6 +34,7 @@ from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIn
 from .article_md import article_markdown
 from .body import render_tokens
 from .changewords import change_views
+from .chartfiles import chart_files, downloads
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
@@ -164,13 +165,14 @@ def _from_base(base_path: str, target: str) -> str:
 def render_article(
     env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Mapping[str, bytes] | None = None
 ) -> dict[str, bytes]:
-    """index.html, index.json, index.md and index.csv of an article, by file name (``svgs``: the
-    drawn charts of the page by file name, inlined into the HTML)."""
+    """index.html, index.json, index.md and index.csv of an article and each chart's <id>.csv and
+    <id>.json, by file name (``svgs``: the drawn charts of the page by file name, inlined into the HTML)."""
     return {
         "index.html": article_html(env, page, ctx, svgs or {}).encode("utf-8"),
         "index.json": article_json(page, ctx),
         "index.md": article_markdown(page, ctx.config.footer).encode("utf-8"),
         "index.csv": article_csv(page, ctx.index.results),
+        **chart_files(page, ctx.states_of(page.url), ctx.config.base_url, ctx.conditions),
     }
 
 
@@ -191,6 +193,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
             badges=row_badges,
             links=row_links,
             checked=any_checked(b for group in row_badges for b in group),
+            downloads=downloads(chart),
             wide=Markup(inline_svg(wide)) if wide else "",
             narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
@@ -240,13 +243,16 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
             for s in front.sources
         ],
         **(envelope_members(ctx.states_of(page.url)) if ctx.verification is not None else {}),
-        "charts": [
-            {"id": c.id, "file": absolute(ctx.config.base_url, f"{page.url}{c.id}.svg"), "kind": c.kind,
-             "plotted": list(c.plotted)}
-            for c in page.charts
-        ],
+        "charts": [_chart_member(chart, page.url, ctx.config.base_url) for chart in page.charts],
         "schema": absolute(ctx.config.base_url, ctx.schema_url),
     }
+
+
+def _chart_member(chart: ChartPlan, url: str, base_url: str) -> dict[str, Any]:
+    """A chart in ``page.charts``: its id, its files (the SVG, the CSV and JSON downloads), what it plots."""
+    csv, json = chart.data_files()
+    return {"id": chart.id, "file": absolute(base_url, f"{url}{chart.id}.svg"), "csv": absolute(base_url, url + csv),
+            "json": absolute(base_url, url + json), "kind": chart.kind, "plotted": list(chart.plotted)}
 
 
 def article_json(page: Page, ctx: SiteContext) -> bytes:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..charts import ChartPlan
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..core import jsontext
@@ -89,6 +90,8 @@ def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:
         }
         if entry.has_csv:
             item["csv_url"] = entry.url + "index.csv"
+        if entry.kind == "article":
+            item["charts"] = [_chart_item(entry.url, chart) for chart in entry.charts]
         item["section"] = entry.section or None
         item["checked"] = entry.checked.isoformat() if entry.checked else None
         item["modified"] = entry.lastmod.isoformat() if entry.lastmod else None
@@ -99,6 +102,13 @@ def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:
         "data": {name: DATA_URL + name for name in ("results.json", "results.csv")},
         "pages": pages,
     }
+
+
+def _chart_item(url: str, chart: ChartPlan) -> dict[str, str]:
+    """An article's chart in catalog.json: its id, title, and its SVG, CSV and JSON files."""
+    csv, json_file = chart.data_files()
+    return {"id": chart.id, "title": chart.title, "svg_url": f"{url}{chart.id}.svg", "csv_url": url + csv,
+            "json_url": url + json_file}
 
 
 def _license(config: SiteConfig) -> Mapping[str, str] | None:

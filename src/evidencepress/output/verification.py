@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from ..checks.claims import FACTS, RESULTS
 from ..checks.sources import (
@@ -34,6 +34,7 @@ _SHOWN = {
     NO_LINE: ("–", "no line cited"),
     SOURCE_MISSING: ("?", "not checked"),
 }
+Held = TypeVar("Held")
 UNCHECKED = frozenset({SOURCE_MISSING})  # a table of these only says so once, in a note
 SNIPPET_CHARS = 32  # of the cited line on each side of the value, in a table
 
@@ -118,10 +119,15 @@ def badges_by_pointer(states: Iterable[ResultState]) -> dict[str, Badge]:
 def badge_of(pointer: str, badges: Mapping[str, Badge]) -> Badge | None:
     """The badge of the entry at ``pointer`` or of the entry that holds it (a chart may plot
     /reported_results/3/value)."""
-    found = badges.get(pointer)
+    return of_entry(pointer, badges)
+
+
+def of_entry(pointer: str, by_pointer: Mapping[str, Held]) -> Held | None:
+    """What ``by_pointer`` holds for the entry at ``pointer`` or for the entry that holds it."""
+    found = by_pointer.get(pointer)
     while found is None and pointer.count("/") > 2:
         pointer = pointer.rsplit("/", 1)[0]
-        found = badges.get(pointer)
+        found = by_pointer.get(pointer)
     return found
 
 

@@ -264,6 +264,12 @@ def batches(rows: Iterable[ResultRow]) -> Iterator[list[ResultRow]]:
         yield batch
 
 
+def csv_text(rows: list[list[str]]) -> bytes:
+    """RFC 4180 lines (CRLF, quotes where needed) of rows of cell texts, UTF-8: the dialect of every
+    CSV of the site."""
+    return _csv_lines(rows).encode("utf-8")
+
+
 def _csv_lines(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..charts import ChartPlan
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
@@ -123,6 +124,7 @@ class CatalogEntry:
     lastmod: dt.date | None
     checked: dt.date | None
     has_csv: bool = False
+    charts: tuple[ChartPlan, ...] = ()  # an article's charts
 
 
 @dataclass(frozen=True)
@@ -243,7 +245,8 @@ def _catalog(entries: tuple[Entry, ...], listings: tuple[Listing, ...],
     rows = [CatalogEntry("listing", listing.heading, listing.intro, listing.url, listing.url.strip("/"),
                          listing.lastmod, None) for listing in listings]
     rows += [CatalogEntry("article", e.page.front.title, e.page.front.summary, e.page.url, e.page.section, e.lastmod,
-                          e.page.front.checked, has_csv=True) for e in sorted(entries, key=lambda e: e.page.url)]
+                          e.page.front.checked, has_csv=True, charts=e.page.charts)
+             for e in sorted(entries, key=lambda e: e.page.url)]
     rows.append(CatalogEntry("listing", COMMUNITY_TITLE, COMMUNITY_SUMMARY, COMMUNITY_URL, "",
                              max((r.lastmod for r in records), default=None), None))
     rows += [CatalogEntry("record", r.title, r.summary or _record_figures(r), r.url, "", r.lastmod, r.checked)

@@ -31,6 +31,7 @@ from ..site.dataset import csv_cell, csv_text
 from ..site.records import split_conditions
 from .verification import of_entry
 
+NOT_REPORTED = "not reported"
 CSV_COLUMNS = ("label", "value", "unit", "statistic", "uncertainty", "result_id", "evidence_url",
                "series", "panel", "state", "source_record_id", "pointer", "verification")
 _PROVENANCE = ("evidence_url", "url", "source_document_sha256", "source_record_id")  # keys of a cited entry
@@ -112,7 +113,9 @@ def chart_csv(values: Iterable[PlottedValue]) -> bytes:
 def _cells(value: PlottedValue) -> tuple[Any, ...]:
     """The value's cells in CSV_COLUMNS order: authored values, "" for none."""
     row = value.row
-    return (label_cell(row), row.value, row.unit, row.statistic, row.uncertainty, value.result_id or "",
+    # a null uncertainty, which the page's table reads "not reported", is null here like every null
+    uncertainty = None if row.uncertainty == NOT_REPORTED else row.uncertainty
+    return (label_cell(row), row.value, row.unit, row.statistic, uncertainty, value.result_id or "",
             value.evidence_url or "", row.series, row.panel, row.state, row.source_record_id, row.pointer,
             value.state.state if value.state is not None else "")
 

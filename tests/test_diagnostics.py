@@ -655,7 +655,7 @@ def toml_line(key: str, toml: str | None = None) -> int:
 
 
 TOML = site_toml()
-KNOWN_TOML = "known keys: title, description, base_url, language, footer, license, output, sources, sections"
+KNOWN_TOML = "known keys: title, description, base_url, language, footer, license, citation, output, sources, sections"
 TOML_CASES: list[tuple[str, str, str]] = [
     ("unknown-key", edit('language = "en"', 'language = "en"\nlanguge = "de"', TOML),
      (f"site.toml:{toml_line('language') + 1}:1: error: languge: unknown site.toml key 'languge' [config]\n"

@@ -24,7 +24,7 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from sitekit import REPO, SITE_TOML
 
-from evidencepress.checks.config import License, Section, SiteConfig, load_config
+from evidencepress.checks.config import Author, CitationSettings, License, Section, SiteConfig, load_config
 from evidencepress.cli import main
 from evidencepress.schemas.load import load_schemas, schema_folder
 
@@ -192,6 +192,8 @@ def test_the_site_toml_reference_names_exactly_the_keys_the_config_checker_knows
     assert documented == schema_keys(site_schema), f"{name(page)}: the keys of schema/site.schema.json"
     config_fields = {f.name for f in fields(SiteConfig)} | {f"sections.{f.name}" for f in fields(Section)}
     config_fields |= {f"license.{f.name}" for f in fields(License)}
+    config_fields |= {f"citation.{f.name}" for f in fields(CitationSettings)}
+    config_fields |= {f"citation.authors.{f.name}" for f in fields(Author)}
     assert documented == config_fields, f"{name(page)}: the fields of SiteConfig"
     required = {code_spans(row[0])[0] for row in rows if row[1] == "required"}
     assert required == set(site_schema["required"])
@@ -208,7 +210,7 @@ def test_the_site_toml_example_is_valid(tmp_path: Path) -> None:
     (tmp_path / "site.toml").write_text(example, encoding="utf-8")
     config, problems = load_config(tmp_path, load_schemas(schema_folder(REPO)))
     assert config is not None and problems == [], f"{name(page)}: {problems}"
-    assert config.license is not None and config.sections
+    assert config.license is not None and config.sections and config.citation.authors
 
 
 # --- diagnostics -----------------------------------------------------------------------------

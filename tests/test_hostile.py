@@ -197,7 +197,8 @@ def test_an_export_fence_with_two_spaces_is_the_export_everywhere(tmp_path: Path
     root = write_site(tmp_path, {"guides/decode.md": text})
     assert run(root, "build").exit_code == 0
     html = (root / "_site/guides/decode/index.html").read_text()
-    assert "source_document_sha256" not in html and "<pre>" not in html
+    before_citation = html.split('<section class="cite"', 1)[0]  # whose BibTeX and CSL-JSON are code blocks
+    assert "source_document_sha256" not in html and "<pre>" not in before_citation
     markdown = (root / "_site/guides/decode/index.md").read_text()
     assert markdown.count("```json\n") == 1 and "json  export" not in markdown
     broken = text.replace('"value": 42.5', '"value": "fast"')

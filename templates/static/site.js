@@ -35,7 +35,31 @@
     document.querySelectorAll(".table-scroll").forEach(markScrollable);
   }
 
+  // "Cite this page": a Copy button on each citation format, where the page may write to the clipboard
+  // (served over https or from localhost; not from disk). Without it the text is there to select.
+  function addCopyButtons() {
+    if (!navigator.clipboard || !window.isSecureContext) {
+      return;
+    }
+    document.querySelectorAll(".cite pre").forEach(function (pre) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "copy";
+      button.textContent = "Copy";
+      button.addEventListener("click", function () {
+        navigator.clipboard.writeText(pre.textContent).then(function () {
+          button.textContent = "Copied";
+          setTimeout(function () { button.textContent = "Copy"; }, 2000);
+        }, function () {
+          button.textContent = "Select and copy";
+        });
+      });
+      pre.parentNode.insertBefore(button, pre);
+    });
+  }
+
   window.evidencepress = { href: href, markScrollable: markScrollable };
+  addCopyButtons();
   markAll();
   var pending = 0;
   window.addEventListener("resize", function () {

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..content.vault import DEFAULT_VAULT
@@ -31,6 +33,26 @@ class License:
 
 
 @dataclass(frozen=True)
+class Author:
+    """One ``[[citation.authors]]`` entry: a person (``family``, and ``given`` names) or an
+    organisation (``name``); an empty string is a key the site did not write."""
+
+    family: str = ""
+    given: str = ""
+    name: str = ""
+    orcid: str = ""  # https://orcid.org/0000-0000-0000-0000
+
+
+@dataclass(frozen=True)
+class CitationSettings:
+    """``[citation]``: what the site says of its own authorship, for its citations and CITATION.cff.
+    Nothing here has a default value: a citation leaves out what the site does not write."""
+
+    authors: tuple[Author, ...] = ()
+    doi: str = ""  # the site's DOI (e.g. of its archive), without the resolver: 10.5281/zenodo.123
+
+
+@dataclass(frozen=True)
 class SiteConfig:
     title: str
     base_url: str
@@ -43,6 +65,7 @@ class SiteConfig:
     # The vault: cited documents named by their sha256, relative to the site root; None: not named
     # (the default folder, sources/): a site that names it verifies its sources even before it has one.
     sources: str | None = None
+    citation: CitationSettings = CitationSettings()
 
     @property
     def vault(self) -> str:
@@ -89,8 +112,15 @@ def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list
         sections=sections,
         license=License(license_table["name"], license_table["url"]) if license_table else None,
         sources=data.get("sources"),
+        citation=_citation(data.get("citation", {})),
     )
     return config, []
+
+
+def _citation(table: Mapping[str, Any]) -> CitationSettings:
+    """``[citation]``, already checked by the site schema."""
+    authors = tuple(Author(**author) for author in table.get("authors", ()))
+    return CitationSettings(authors=authors, doi=table.get("doi", ""))
 
 
 def override_base_url(config: SiteConfig, base_url: str, schemas: SchemaSet) -> tuple[SiteConfig, list[Problem]]:
@@ -142,26 +172,36 @@ def _output_problems(data: dict[str, object], positions: Positions) -> list[Prob
 
 
 def _positions(text: str, data: dict[str, object]) -> Positions:
-    """Lines of top-level keys, of ``[table]`` headers and of keys inside tables."""
+    """Lines of top-level keys, of ``[table]`` and ``[[array.of.tables]]`` headers and of keys
+    inside tables (``[[citation.authors]]`` is ``("citation", "authors", n)``)."""
     keys: dict[JsonPath, tuple[int, int]] = {}
     table: JsonPath = ()
-    counts: dict[str, int] = {}
+    counts: dict[JsonPath, int] = {}
     for number, line in enumerate(text.split("\n"), start=1):
         stripped = line.strip()
-        header = re.fullmatch(r"\[\[\s*([A-Za-z0-9_-]+)\s*\]\]", stripped)
+        header = re.fullmatch(rf"\[\[\s*({_DOTTED})\s*\]\]", stripped)
         if header:
-            name = header.group(1)
-            counts[name] = counts.get(name, -1) + 1
-            table = (name, counts[name])
+            names = _names(header.group(1))
+            counts[names] = counts.get(names, -1) + 1
+            table = names + (counts[names],)
+            for depth in range(1, len(table)):
+                keys.setdefault(table[:depth], (number, 1))
             keys[table] = (number, 1)
-            keys.setdefault(table[:1], (number, 1))
             continue
-        single = re.fullmatch(r"\[\s*([A-Za-z0-9_-]+)\s*\]", stripped)
+        single = re.fullmatch(rf"\[\s*({_DOTTED})\s*\]", stripped)
         if single:
-            table = (single.group(1),)
-            keys.setdefault(table, (number, line.index(single.group(1)) + 1))
+            table = _names(single.group(1))
+            keys.setdefault(table, (number, line.index(single.group(1).split(".")[0].strip()) + 1))
             continue
         key = re.match(r"([A-Za-z0-9_-]+)\s*=", stripped)
         if key:
             keys[table + (key.group(1),)] = (number, line.index(key.group(1)) + 1)
     return Positions(CONFIG_FILE, keys, {})
+
+
+_DOTTED = r"[A-Za-z0-9_-]+(?:\s*\.\s*[A-Za-z0-9_-]+)*"
+
+
+def _names(dotted_name: str) -> JsonPath:
+    """The path of a table header's dotted name (site.toml has no tables inside arrays of tables)."""
+    return tuple(part.strip() for part in dotted_name.split("."))

@@ -31,7 +31,7 @@ REFUSED = ("javascript:", "data:", "vbscript:", "file:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 # Ids the article template gives every article (templates/page.html, base.html); the sources
 # section exists only on pages with sources.
-TEMPLATE_IDS = frozenset({"main", "toc-title"})
+TEMPLATE_IDS = frozenset({"main", "toc-title", "cite-this-page"})
 SOURCES_ID = "original-sources-and-conditions"
 DATA_ID = "data-in-this-article"  # templates/data-section.html, on an article with reported results
 _ARTICLE_FILES = ("", "index.html")

@@ -35,6 +35,7 @@ from .article_md import article_markdown
 from .body import render_tokens
 from .changewords import change_views
 from .chartfiles import chart_files, downloads
+from .citation import cite_page
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
@@ -212,6 +213,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         explore_url=EXPLORE_URL,
         history=change_views(ctx.history.of(page.url)),
         changes_url=CHANGES_URL,
+        citation=cite_page(page, ctx.config),
     )
 
 

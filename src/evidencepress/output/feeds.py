@@ -1,4 +1,4 @@
-"""/sitemap.xml, /feed.xml (Atom), /robots.txt and /llms.txt from the site index.
+"""/sitemap.xml, /feed.xml (Atom), /robots.txt, /llms.txt and /CITATION.cff from the site index.
 
 Dates come from the content (``checked``/``updated``), never from the clock,
 so two builds write the same bytes. URLs are absolute (base_url + site path):
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ..checks.config import SiteConfig
 from ..core.urls import absolute
 from ..site.index import COMMUNITY_URL, DATA_URL, SCHEMA_URL, SEARCH_URL, CatalogEntry, SiteIndex
+from .citation import citation_cff
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -27,6 +28,7 @@ def feed_files(index: SiteIndex, config: SiteConfig) -> dict[str, bytes]:
         "feed.xml": atom_feed(index, config),
         "robots.txt": robots(config),
         "llms.txt": llms_txt(index, config).encode("utf-8"),
+        "CITATION.cff": citation_cff(index, config),
     }
 
 

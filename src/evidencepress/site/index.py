@@ -30,7 +30,7 @@ SEARCH_URL = "/search/"
 SCHEMA_URL = "/schema/"
 DATA_URL = "/data/"
 DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json")
-ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "404.html")
+ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "CITATION.cff", "404.html")
 PAGE_FILES = ("index.html", "index.json", "index.md")
 
 

@@ -47,6 +47,23 @@ def test_rows_keep_literals_nulls_and_order() -> None:
     assert parsed[0]["conditions.kv_dtype"] == "" and parsed[0]["conditions.thinking"] == "false"
 
 
+def test_a_condition_a_result_does_not_carry_is_not_considered_not_null() -> None:
+    """SPEC §4.2 tells null (not reported) from an absent key (not considered): the CSV writes "" for
+    one and ``not considered`` for the other, a results.json row has null for one and leaves the
+    other out; the explorer shows both as null."""
+    conditions = load_schemas(DEFAULT_FOLDER).core_conditions
+    entry = result("A", 1.5)
+    del entry["conditions"]["engine"]
+    table = result_table([("/guides/a/", _export(entry))], conditions)
+    assert table.rows[0].get("conditions.engine") is dataset.NOT_CONSIDERED
+    parsed = next(csv.DictReader(io.StringIO(csv_bytes(table).decode())))
+    assert parsed["conditions.kv_dtype"] == "" and parsed["conditions.engine"] == "not considered"
+    row = json_rows(table)[0]
+    assert row["conditions.kv_dtype"] is None and "conditions.engine" not in row
+    texts = dict(zip(table.columns, table.rows[0].texts, strict=True))
+    assert texts["conditions.kv_dtype"] is None and texts["conditions.engine"] is None
+
+
 def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """/data/results.json and .js go to the output a few rows at a time, never held whole,

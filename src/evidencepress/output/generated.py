@@ -128,8 +128,10 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
     )
     envelope = generated_envelope(ctx, EXPLORE_URL, EXPLORE_TITLE, None)
     downloads = [(name, DATA_URL + name, note) for name, note in (
-        ("results.csv", "every reported result, one row each (RFC 4180; an empty cell is not reported)"),
-        ("results.json", "the same rows as JSON, null where not reported"),
+        ("results.csv", ("every reported result, one row each (RFC 4180; an empty cell is not reported, "
+                         "`not considered` a condition the result does not carry)")),
+        ("results.json", ("the same rows as JSON, null where not reported, a condition the result does not "
+                          "carry left out")),
         ("catalog.json", "every page with its HTML, JSON and Markdown URLs"),
     )]
     envelope["data"] = [absolute(ctx.config.base_url, url) for _, url, _ in downloads]

@@ -3,7 +3,9 @@
 One row per reported result of every page, in page order then export order.
 Values are never converted: a number is written as its authored literal, a
 condition keeps its JSON value, and ``null`` (not reported) stays ``null`` in
-JSON and becomes an empty cell in CSV. URLs are site paths (``/guides/a/``),
+JSON and becomes an empty cell in CSV. A core condition a result does not carry
+at all (not considered, SPEC §4.2) is ``NOT_CONSIDERED`` in a row, the cell
+``not considered`` in CSV and a key left out of its JSON row. URLs are site paths (``/guides/a/``),
 so the bytes do not depend on where the site is deployed. The last column,
 ``verification``, is the result's state against its cited document (SPEC §11):
 it depends on the vault, not on the page, so the rows a worker makes of a page
@@ -13,6 +15,7 @@ it depends on the vault, not on the page, so the rows a worker makes of a page
 from __future__ import annotations
 
 import csv
+import enum
 import functools
 import io
 import itertools
@@ -41,6 +44,16 @@ FIXED_COLUMNS = (
     "evidence_url",
 )
 VERIFICATION = "verification"
+NOT_CONSIDERED_CELL = "not considered"  # a CSV's cell for a condition a result does not carry; "" is null
+
+
+class Absent(enum.Enum):
+    """A condition key the result does not carry: not considered, unlike null (not reported)."""
+
+    NOT_CONSIDERED = NOT_CONSIDERED_CELL
+
+
+NOT_CONSIDERED = Absent.NOT_CONSIDERED
 
 
 @dataclass(frozen=True)
@@ -61,13 +74,14 @@ class ResultRow:
 
     @property
     def texts(self) -> list[str | None]:
-        """Each value as the text of a CSV cell, None for null (not kept: a site of thousands of
-        results would hold every cell twice)."""
-        return [None if value is None else csv_cell(value) for value in self.values]
+        """Each value as the text of a CSV cell, None for null and not considered (not kept: a site of
+        thousands of results would hold every cell twice)."""
+        return [None if value is None or value is NOT_CONSIDERED else csv_cell(value) for value in self.values]
 
     @property
     def csv_cells(self) -> list[str]:
-        """Each value as the text of a CSV cell, "" for null."""
+        """Each value as the text of a CSV cell, "" for null, ``not considered`` for a condition the
+        result does not carry."""
         return list(map(csv_cell, self.values))
 
 
@@ -171,7 +185,8 @@ def with_states(csv: bytes, ends: Sequence[int], states: Sequence[str | None] | 
 
 
 def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tuple[Any, ...]:
-    """The row's cells: each field as authored (None where the result has none)."""
+    """The row's cells: each field as authored (None where the result has none; NOT_CONSIDERED for a
+    condition key it does not carry)."""
     kind, value, low, high = uncertainty_cells(result.uncertainty)
     fields = result.data.get
     own = result.conditions
@@ -189,7 +204,7 @@ def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tup
         low,
         high,
         fields("evidence_url"),
-        *map(own.get, conditions),
+        *(own.get(key, NOT_CONSIDERED) for key in conditions),
     )
 
 
@@ -222,7 +237,8 @@ def without_states(csv: bytes, ends: Sequence[int]) -> bytes:
 
 
 def csv_bytes(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> bytes:
-    """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell.
+    """RFC 4180 CSV (CRLF line ends, quotes where needed), UTF-8; null is an empty cell, a condition
+    a result does not carry is ``not considered``.
     ``rows`` (default: every row of the table) picks some, e.g. one article's."""
     return b"".join(csv_chunks(table, rows))
 
@@ -285,6 +301,8 @@ def csv_cell(value: Any) -> str:
         return value  # type: ignore[no-any-return]
     if value is None:
         return ""
+    if value is NOT_CONSIDERED:
+        return NOT_CONSIDERED_CELL
     if kind is int:
         return int.__repr__(value)
     if isinstance(value, str):
@@ -296,5 +314,6 @@ def csv_cell(value: Any) -> str:
 
 def json_rows(table: ResultTable, rows: Iterable[ResultRow] | None = None) -> list[dict[str, Any]]:
     """The rows (default: every row of the table) as JSON objects (column -> value as authored,
-    null kept)."""
-    return [dict(zip(table.columns, row.values, strict=True)) for row in (table.rows if rows is None else rows)]
+    null kept; a condition the result does not carry left out)."""
+    return [{column: value for column, value in zip(table.columns, row.values, strict=True)
+             if value is not NOT_CONSIDERED} for row in (table.rows if rows is None else rows)]

@@ -10,7 +10,6 @@ its own fields documented.
 from __future__ import annotations
 
 import re
-import urllib.parse
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 from referencing import Registry
 
 from ..schemas.load import SchemaSet
+from ..schemas.resolve import resolved as _resolved
 
 # Short names for `evidencepress schema NAME`, and where the fields of each start.
 NAMES = {
@@ -139,21 +139,6 @@ def _pattern_properties(schema: Mapping[str, Any], registry: Registry[Any], base
             found.update(target.get("patternProperties", {}))
     found.update(schema.get("patternProperties", {}))
     return found
-
-
-def _resolved(schema: Any, registry: Registry[Any], base: str, own: bool = True) -> tuple[Any, str]:
-    """The schema a ``$ref`` points to, merged under the referring schema's own keywords."""
-    if not isinstance(schema, Mapping) or "$ref" not in schema:
-        return schema, base
-    resolved = registry.resolver(base_uri=base).lookup(schema["$ref"])
-    target = resolved.contents
-    if not isinstance(target, Mapping):
-        return schema, base
-    merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}} if own else dict(target)
-    if "properties" in target and "properties" in schema:
-        merged["properties"] = {**target["properties"], **schema["properties"]}
-    document = str(schema["$ref"]).split("#", 1)[0]
-    return merged, urllib.parse.urljoin(base, document) if document else base
 
 
 def _description(schema: Any, resolved: Any) -> str:

@@ -123,7 +123,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
-    for name, chunks in data_files(plan.index, plan.config):
+    for name, chunks in data_files(plan.index, plan.config, plan.schemas):
         files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))

@@ -1,9 +1,11 @@
-"""The site's data files: /data/results.{json,csv,js}, /data/catalog.json, each article's index.csv.
+"""The site's data files: /data/results.{json,csv,js}, /data/catalog.json, each article's index.csv,
+and /data/datapackage.json that describes the tables (``datapackage.py``).
 
 Rows come from ``dataset.py`` (values as authored, null kept). URLs inside are
 site paths (``/guides/a/``), so the bytes do not depend on base_url: a reader
 joins them to ``base_url`` (given in catalog.json), the explorer resolves them
-relative to itself. ``results.js`` carries the same rows for the explorer,
+relative to itself. catalog.json and datapackage.json (which names each
+article's CSV by its URL) are the two that name ``base_url``. ``results.js`` carries the same rows for the explorer,
 because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
 """
 
@@ -17,8 +19,11 @@ from ..charts import ChartPlan
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..core import jsontext
+from ..schemas.load import SchemaSet
 from ..site.dataset import ResultTable, batches, csv_chunks, json_rows, page_csv
 from ..site.index import DATA_URL, SiteIndex
+from ..site.tableschema import result_fields
+from .datapackage import PACKAGE_FILE, TABLE_SCHEMA_FILE, Measured, datapackage, table_schema
 from .verification import state_names
 
 RESULTS_JS_GLOBAL = "EVIDENCEPRESS_RESULTS"
@@ -30,13 +35,23 @@ def article_csv(page: Page, table: ResultTable) -> bytes:
     return page_csv(table, page.url)
 
 
-def data_files(index: SiteIndex, config: SiteConfig) -> Iterator[tuple[str, Iterator[bytes]]]:
+def data_files(index: SiteIndex, config: SiteConfig, schemas: SchemaSet) -> Iterator[tuple[str, Iterator[bytes]]]:
     """Files of /data/ by name, one at a time, each in chunks: a site of thousands of results
-    would otherwise hold several copies of its whole table at once."""
-    yield "results.json", results_json(index.results)
-    yield "results.csv", csv_chunks(index.results)
+    would otherwise hold several copies of its whole table at once. Each is to be written before
+    the next is asked for: datapackage.json, the last, names the size and SHA-256 of results.csv
+    and results.json as they were written."""
+    json_file, csv_file = Measured(results_json(index.results)), Measured(csv_chunks(index.results))
+    yield "results.json", iter(json_file)
+    yield "results.csv", iter(csv_file)
     yield "results.js", results_script(index)
     yield "catalog.json", iter([_json_file(catalog_document(index, config))])
+    yield TABLE_SCHEMA_FILE, iter([_json_file(table_schema(result_fields(schemas, index.results.columns)))])
+    yield PACKAGE_FILE, _package(index, config, csv_file, json_file)
+
+
+def _package(index: SiteIndex, config: SiteConfig, csv_file: Measured, json_file: Measured) -> Iterator[bytes]:
+    """datapackage.json, made when it is written: after results.csv and results.json."""
+    yield _json_file(datapackage(index, config, csv_file.digest(), json_file.digest()))
 
 
 def results_json(table: ResultTable) -> Iterator[bytes]:
@@ -99,7 +114,7 @@ def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:
     return {
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "language": config.language, "license": _license(config)},
-        "data": {name: DATA_URL + name for name in ("results.json", "results.csv")},
+        "data": {name: DATA_URL + name for name in ("results.json", "results.csv", PACKAGE_FILE)},
         "pages": pages,
     }
 

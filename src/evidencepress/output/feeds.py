@@ -111,7 +111,8 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
         "version (`index.json`: the export exactly as validated, after a `page` envelope). In every export a "
         "condition the source does not report is `null`, never guessed. All reported results of the site are "
         f"one table: {absolute(base, DATA_URL + 'results.csv')} (CSV) and {absolute(base, DATA_URL + 'results.json')} "
-        f"(JSON); every page with its URLs: {absolute(base, DATA_URL + 'catalog.json')}."
+        f"(JSON), described by {absolute(base, DATA_URL + 'datapackage.json')} (a Frictionless Data Package); "
+        f"every page with its URLs: {absolute(base, DATA_URL + 'catalog.json')}."
     )
     parts.append(VERIFICATION_NOTE)
     for listing in index.listings[1:]:

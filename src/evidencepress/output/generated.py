@@ -132,6 +132,7 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
                          "`not considered` a condition the result does not carry)")),
         ("results.json", ("the same rows as JSON, null where not reported, a condition the result does not "
                           "carry left out")),
+        ("datapackage.json", "the tables as a Frictionless Data Package: column types, sizes, hashes"),
         ("catalog.json", "every page with its HTML, JSON and Markdown URLs"),
     )]
     envelope["data"] = [absolute(ctx.config.base_url, url) for _, url, _ in downloads]

@@ -208,6 +208,9 @@ def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tup
     )
 
 
+UNCERTAINTY_KINDS = ("standard_deviation", "observed_range", "ci95", "spread_ratio", "approximate")  # as below
+
+
 def uncertainty_cells(uncertainty: Any) -> tuple[str | None, Any, Any, Any]:
     """(kind, single value, low, high) of an uncertainty of SPEC §4.1; all None for null."""
     if not isinstance(uncertainty, dict):

@@ -29,7 +29,7 @@ EXPLORE_URL = "/explore/"
 SEARCH_URL = "/search/"
 SCHEMA_URL = "/schema/"
 DATA_URL = "/data/"
-DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json")
+DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json", "tableschema.json", "datapackage.json")
 ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "CITATION.cff", "404.html")
 PAGE_FILES = ("index.html", "index.json", "index.md")
 

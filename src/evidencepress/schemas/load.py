@@ -108,6 +108,10 @@ class SchemaSet:
             digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
         return digest.hexdigest()
 
+    def url(self, name: str) -> str:
+        """The schema's ``$id`` (its name when it has none): how schemas refer to one another."""
+        return str(self.documents[name].get("$id", name))
+
 
 def schema_folder(root: Path) -> Path:
     """The site's own ``schema/`` when it has one, else the default set."""

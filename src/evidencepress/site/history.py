@@ -86,8 +86,10 @@ def data_history(history: ExportHistory, pages: Sequence[Page]) -> DataHistory:
     for page in pages:
         versions = history.files.get(page.url.strip("/") + ".json", ())  # output.exports.export_name
         changes = _page_changes(page, versions)
-        if changes:
-            by_url[page.url] = changes
+        # a commit that rewrote the file without changing its data is in the archive, not in the list
+        shown = tuple(change for change in changes if change.lines != (NO_CHANGE,))
+        if shown:
+            by_url[page.url] = shown
         copies.update({change.copy_url: version.data for change, version in zip(changes, versions, strict=True)
                        if change.copy_url is not None and version.data is not None})
     complete = history.complete and bool(history.head)

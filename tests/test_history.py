@@ -228,3 +228,19 @@ def test_outside_git_the_site_builds_without_history_and_says_so_on_its_changes_
     text = (root / "_site/changes/index.md").read_text(encoding="utf-8")
     assert text.endswith("No history: the site was not built from a git repository.\n\nNo change to the published "
                          "data yet.\n")
+
+
+def test_a_commit_that_only_rewrites_the_file_is_archived_but_not_listed(site: tuple[Path, list[str], str],
+                                                                         tmp_path: Path) -> None:
+    root, commits, _ = site
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(root), str(clone))
+    exported = clone / "exports/guides/a.json"
+    exported.write_text(json.dumps(json.loads(exported.read_text(encoding="utf-8")), indent=4) + "\n", encoding="utf-8")
+    git(clone, "commit", "-q", "-am", "reformat", date=DATES[2])
+    rewritten = git(clone, "rev-parse", "HEAD")
+    code, output = build(clone)
+    assert code == 0, output
+    changes = json.loads((clone / "_site/changes/index.json").read_bytes())["page"]["changes"]
+    assert [change["commit"] for change in changes] == list(reversed(commits))
+    assert (clone / f"_site/history/guides/a/{rewritten}.json").is_file()

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from ..checks.config import SiteConfig
 from ..core.urls import absolute
+from ..site.history import CHANGES_FEED, CHANGES_TITLE, CHANGES_URL
 from ..site.index import COMMUNITY_URL, DATA_URL, SCHEMA_URL, SEARCH_URL, CatalogEntry, SiteIndex
 from .citation import citation_cff
 
@@ -131,6 +132,8 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
         f"[Source record index]({absolute(base, COMMUNITY_URL + 'index.md')}): every record with its result count",
         f"[JSON Schemas]({absolute(base, SCHEMA_URL + 'index.md')}): the schemas every export is validated against",
         f"[Atom feed]({absolute(base, '/feed.xml')}): articles, most recently updated first",
+        (f"[{CHANGES_TITLE}]({absolute(base, CHANGES_URL + 'index.md')}): every change to the published data, "
+         f"from the site's history, newest first (Atom: {absolute(base, '/' + CHANGES_FEED)})"),
     ]))
     return "\n\n".join(parts) + "\n"
 

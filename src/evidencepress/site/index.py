@@ -20,7 +20,7 @@ from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
 from .dataset import ResultTable, row_values, table_of, unverified_csv
-from .history import CHANGES_FEED, CHANGES_URL
+from .history import CHANGES_FEED, CHANGES_SUMMARY, CHANGES_TITLE, CHANGES_URL
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
 HOME_URL = "/"
@@ -255,6 +255,7 @@ def _catalog(entries: tuple[Entry, ...], listings: tuple[Listing, ...],
         CatalogEntry("tool", EXPLORE_TITLE, EXPLORE_SUMMARY, EXPLORE_URL, "", with_results or newest, None),
         CatalogEntry("tool", SCHEMA_TITLE, SCHEMA_SUMMARY, SCHEMA_URL, "", None, None),
         CatalogEntry("tool", SEARCH_TITLE, SEARCH_SUMMARY, SEARCH_URL, "", None, None),
+        CatalogEntry("tool", CHANGES_TITLE, CHANGES_SUMMARY, CHANGES_URL, "", None, None),
     ]
     return tuple(rows)
 

@@ -20,7 +20,6 @@ from ..core.diagnostics import Location, Problem, error
 from ..core.export import result_id
 from ..core.model import JsonPath, Positions, dotted
 
-__all__ = ["ResultKey", "anchor_of", "result_id", "result_id_problems", "result_keys"]
 
 def anchor_of(record_id: str, entry: Mapping[str, Any]) -> str:
     """The site path of the result's row on its record page (no anchor when it has no id)."""

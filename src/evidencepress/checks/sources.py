@@ -230,19 +230,16 @@ def _elsewhere(claim: SourceClaim, lines: tuple[str, ...], start: int, end: int)
     return None
 
 
-def excerpt(lines: tuple[str, ...], start: int, end: int) -> str | None:
-    """The cited lines as published: stripped, joined by a space, at most EXCERPT_CHARS; None when
-    the document has no such line."""
+def excerpt(lines: tuple[str, ...], start: int, end: int, limit: int = EXCERPT_CHARS) -> str | None:
+    """The cited lines as published: stripped, joined by a space, at most ``limit`` characters; None
+    when the document has no such line."""
     if start > len(lines):
         return None
     text = " ".join(line.strip() for line in lines[start - 1:end])
-    return text if len(text) <= EXCERPT_CHARS else text[:EXCERPT_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _quote(lines: tuple[str, ...] | None, start: int, end: int | None = None) -> str:
-    if lines is None or start > len(lines):
-        return '""'
-    text = " ".join(line.strip() for line in lines[start - 1:(end or start)])
-    if len(text) > _QUOTE_CHARS:
-        text = text[:_QUOTE_CHARS - 1] + "…"
-    return '"' + text.replace('"', '\\"') + '"'
+    """The cited lines in a diagnostic: the excerpt, shorter, in double quotes."""
+    text = excerpt(lines, start, end or start, _QUOTE_CHARS) if lines is not None else None
+    return '"' + (text or "").replace('"', '\\"') + '"'

@@ -34,12 +34,12 @@ from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIn
 from .article_md import article_markdown
 from .body import render_tokens
 from .changewords import change_views
-from .chartfiles import chart_files, downloads
+from .chartfiles import chart_files, downloads, entry_at
 from .citation import cite_page
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
-from .verification import any_checked, badge_of, badges_by_pointer, envelope_members
+from .verification import any_checked, badges_by_pointer, envelope_members, of_entry
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[1] / "defaults" / "templates"
 
@@ -186,7 +186,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         # The SVGs are inlined so that the page's colours (light, dark) and web font reach them.
         wide, narrow = (svgs.get(name) for name in (f"{chart.id}.svg", f"{chart.id}.narrow.svg"))
         table = chart_table(chart)
-        row_badges = [[badge_of(pointer, badges) for pointer in group.pointers] for group in table.groups]
+        row_badges = [[of_entry(pointer, badges) for pointer in group.pointers] for group in table.groups]
         row_links = [[_record_row(page, pointer) for pointer in group.pointers] for group in table.groups]
         figures[body_line] = figure.render(
             chart=chart,
@@ -220,13 +220,11 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
 def _record_row(page: Page, pointer: str) -> str:
     """The link (relative to the page) to the plotted result's row on its record page ("" for an
     entry that is not a reported result)."""
-    parts = pointer.split("/")
-    results = page.export.get("reported_results") if page.export is not None else None
-    if len(parts) < 3 or parts[1] != "reported_results" or not parts[2].isdigit() or not isinstance(results, list):
+    if not pointer.startswith("/reported_results/"):
         return ""
-    entry = results[int(parts[2])] if int(parts[2]) < len(results) else None
-    record = entry.get("source_record_id") if isinstance(entry, dict) else None
-    if not isinstance(record, str) or not isinstance(entry, dict):
+    entry = entry_at(page.export, pointer)
+    record = entry.get("source_record_id")
+    if not isinstance(record, str):
         return ""
     path, _, fragment = anchor_of(record, entry).partition("#")
     return relative(page.url, path) + (f"#{fragment}" if fragment else "")

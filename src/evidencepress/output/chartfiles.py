@@ -21,10 +21,9 @@ from typing import Any
 from ..charts import ChartPlan, ChartRow, label_cell
 from ..charts.fieldpath import resolve_pointer, split_pointer
 from ..checks.page import Page
-from ..checks.resultids import result_id
 from ..checks.sources import ResultState
 from ..core import jsontext
-from ..core.export import ReportedResult
+from ..core.export import ReportedResult, result_id
 from ..core.model import pointer as to_pointer
 from ..core.urls import absolute
 from ..site.dataset import csv_cell, csv_text

@@ -116,14 +116,9 @@ def badges_by_pointer(states: Iterable[ResultState]) -> dict[str, Badge]:
     return {state.pointer: badge(state) for state in states}
 
 
-def badge_of(pointer: str, badges: Mapping[str, Badge]) -> Badge | None:
-    """The badge of the entry at ``pointer`` or of the entry that holds it (a chart may plot
-    /reported_results/3/value)."""
-    return of_entry(pointer, badges)
-
-
 def of_entry(pointer: str, by_pointer: Mapping[str, Held]) -> Held | None:
-    """What ``by_pointer`` holds for the entry at ``pointer`` or for the entry that holds it."""
+    """What ``by_pointer`` (badges, states) holds for the entry at ``pointer`` or for the entry that
+    holds it (a chart may plot /reported_results/3/value)."""
     found = by_pointer.get(pointer)
     while found is None and pointer.count("/") > 2:
         pointer = pointer.rsplit("/", 1)[0]

@@ -6,6 +6,7 @@ Values are shown as authored (``22.50`` stays ``22.50``); ``null`` reads
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -112,16 +113,16 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None)
                         any_checked(row.badge for row in results))
 
 
-_PAGE_IDS = ("main", "site-search-input") + tuple(f"from-{n}" for n in range(1, 1000))  # the page's own ids
+_PAGE_IDS = re.compile(r"main|site-search-input|from-\d+")  # the record page's own element ids
 
 
 def anchored(views: tuple[CitationView, ...]) -> tuple[CitationView, ...]:
     """The views with each result id anchoring only its first row on the page (ids are unique in HTML;
     two articles may cite the same result)."""
-    seen: set[str] = set(_PAGE_IDS)
+    seen: set[str] = set()
 
     def first(row: ResultView) -> ResultView:
-        if not row.anchor or row.anchor in seen:
+        if not row.anchor or row.anchor in seen or _PAGE_IDS.fullmatch(row.anchor):
             return replace(row, anchor="")
         seen.add(row.anchor)
         return row

@@ -13,6 +13,7 @@ from evidencepress.cli import main
 from evidencepress.content.inlinerefs import Ref, RoleError, RoleSpec, parse_role
 
 EVIDENCE = SOURCE_URL + "#L10"
+ROW = "../../community/example-record/#decode-at-c1"  # the result's row on its record page
 FILE = "content/guides/a.md"
 
 
@@ -66,9 +67,10 @@ CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; c
               "weight_precision, kv_dtype, cache_state, context_limit_tokens.")
 
 
-def test_a_value_is_its_literal_and_unit_linked_to_its_evidence_with_conditions(tmp_path: Path) -> None:
+def test_a_value_is_its_literal_and_unit_linked_to_its_row_and_evidence_with_conditions(tmp_path: Path) -> None:
+    """HTML links the record row (cited line, check, evidence); Markdown the evidence itself."""
     prose, markdown = built(tmp_path, "Decode ran at {value}`example-record/Decode at C1` on one Spark.")
-    assert (f'<p>Decode ran at <a class="ev-value" href="{EVIDENCE}" title="Decode at C1 (example-record). one run. '
+    assert (f'<p>Decode ran at <a class="ev-value" href="{ROW}" title="Decode at C1 (example-record). one run. '
             f'{CONDITIONS}">88.697 tokens/s</a> on one Spark.</p>') in prose
     assert markdown == f"Decode ran at [88.697 tokens/s]({EVIDENCE}) on one Spark."
 
@@ -100,7 +102,7 @@ def test_a_rounded_value_is_marked_and_never_gains_digits(tmp_path: Path) -> Non
     prose, markdown = built(tmp_path, body)
     assert markdown == (f"Rounded [≈231.3 tokens/s]({EVIDENCE}), [≈231]({EVIDENCE}), kept [231.294 tokens/s]({EVIDENCE}) "
                         f"and [231.294 tokens/s]({EVIDENCE}).")
-    assert (f'<a class="ev-value ev-rounded" href="{EVIDENCE}" title="Derived by the site: rounded half-up to 1 '
+    assert (f'<a class="ev-value ev-rounded" href="{ROW}6" title="Derived by the site: rounded half-up to 1 '
             'decimal place from 231.294 tokens/s. Decode at C16 (example-record). one run.') in prose
 
 
@@ -111,7 +113,15 @@ def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
     assert markdown == "See [the peak 97.2 GiB](#part)."
     assert '<a href="#part">the peak <span class="ev-value" title="peak. ">97.2 GiB</span></a>' not in prose
     assert '<a href="#part">the peak <span class="ev-value" title="peak.">97.2 GiB</span></a>' in prose
-    assert f'<td style="text-align:right"><a class="ev-value" href="{EVIDENCE}"' in prose
+    assert f'<td style="text-align:right"><a class="ev-value" href="{ROW}"' in prose
+
+
+def test_a_value_outside_the_results_links_its_evidence_and_a_row_link_resolves(tmp_path: Path) -> None:
+    prose, _ = built(tmp_path, "Peak {value}`/memory_observations/peak/value`, free {value}`Free memory`.")
+    assert f'<a class="ev-value" href="{SOURCE_URL}#L50" title="peak.">97.2 GiB</a>' in prose
+    assert '<a class="ev-value" href="../../community/memory-record/#free-memory" title=' in prose
+    record = (tmp_path / "_site/community/memory-record/index.html").read_text(encoding="utf-8")
+    assert 'id="free-memory"' in record
 
 
 def test_index_json_is_the_export_unchanged(tmp_path: Path) -> None:

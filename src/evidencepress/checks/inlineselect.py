@@ -12,6 +12,7 @@ from ..core import jsontext
 from ..core.export import RESULTS
 from ..core.model import JsonPath, pointer
 from ..core.numbers import grouped
+from .resultids import anchor_of
 
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}
 
@@ -26,6 +27,7 @@ class Selected:
     unit: str  # "" when no unit applies (a condition, a count without unit)
     evidence_url: str  # "" when the entry gives none
     title: str  # what the value is and its conditions (the tooltip)
+    row: str = ""  # site path of the result's row on its record page; "" for a value outside a result
 
     @property
     def is_number(self) -> bool:
@@ -69,8 +71,14 @@ def select(export: Mapping[str, Any], ref: Ref) -> Selected | SelectionError:
                               f"name one value inside it, e.g. {example}")
     entry_path = path[:2] if len(path) > 1 and isinstance(path[1], int) else path[:1]
     entry = _at(export, entry_path)
+    entry = entry if isinstance(entry, Mapping) else {}
     return Selected(ref.text, pointer(path), value, _unit(export, path), _evidence(export, path),
-                    _title(entry if isinstance(entry, Mapping) else {}, path[len(entry_path):], path))
+                    _title(entry, path[len(entry_path):], path), _row(entry, entry_path))
+
+
+def _row(entry: Mapping[str, Any], entry_path: JsonPath) -> str:
+    record = entry.get("source_record_id")
+    return anchor_of(record, entry) if entry_path[:1] == (RESULTS,) and isinstance(record, str) else ""
 
 
 def _result_path(export: Mapping[str, Any], ref: Ref) -> JsonPath | SelectionError:

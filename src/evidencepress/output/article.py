@@ -226,8 +226,7 @@ def _record_row(page: Page, pointer: str) -> str:
     record = entry.get("source_record_id")
     if not isinstance(record, str):
         return ""
-    path, _, fragment = anchor_of(record, entry).partition("#")
-    return relative(page.url, path) + (f"#{fragment}" if fragment else "")
+    return relative(page.url, anchor_of(record, entry))
 
 
 def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:

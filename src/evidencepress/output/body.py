@@ -40,7 +40,7 @@ def _render_role(self: Any, tokens: Sequence[Token], idx: int, options: Any, env
     if item is None:
         return f"<code>{escapeHtml(token.content)}</code>"
     in_link = sum(1 if t.type == "link_open" else -1 for t in tokens[:idx] if t.type in ("link_open", "link_close"))
-    return value_html(item, in_link > 0)
+    return value_html(item, env["page_url"], in_link > 0)
 
 
 def _relative_copy(token: Token, attr: str, env: dict[str, Any]) -> Token:

@@ -304,7 +304,7 @@ def _newest_checked(entries: Sequence[Any]) -> str | None:
 def navigation(index: SiteIndex, config: SiteConfig) -> tuple[NavItem, ...]:
     home = index.listings[0]
     items = [NavItem(s.title, s.url) for s in home.sections]
-    items += [NavItem("Records", COMMUNITY_URL), NavItem("Explore", EXPLORE_URL)]
+    items += [NavItem("Records", COMMUNITY_URL), NavItem("Explore", EXPLORE_URL), NavItem("Changes", CHANGES_URL)]
     top = sorted((e.page for e in index.entries if not e.page.section), key=lambda p: p.url)
     items += [NavItem(_short_title(p.front.title), p.url) for p in top]
     return tuple(items)

@@ -658,3 +658,19 @@ def test_a_build_with_a_template_error_leaves_the_caches_of_a_small_site_as_they
     problems = build_site(BuildOptions(root=root, jobs=1))  # C is validated (and saved), then rendering fails
     assert [p.rule for p in problems if p.is_error] == ["template"]
     assert {path.name: path.read_bytes() for path in (root / ".cache").glob("*.sqlite*")} == cache
+
+
+def test_an_edited_alt_text_reaches_the_cached_chart(tmp_path: Path) -> None:
+    """The SVG's description is the chart's alt text: a drawing read from the cache must not keep
+    the old one (it did: the chart cache's key left ``alt`` out)."""
+    from sitekit import CHART
+
+    two = export(result(), result("Decode at C16", 60.1))
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Text.\n" + CHART, two)})
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    text = (root / "content/guides/a.md").read_text(encoding="utf-8")
+    (root / "content/guides/a.md").write_text(text.replace("Decode rate of two runs.", "Two decode rates."))
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    for name in ("decode.svg", "index.html"):
+        built = (root / "_site/guides/a" / name).read_text(encoding="utf-8")
+        assert "Two decode rates." in built and "Decode rate of two runs." not in built, name

@@ -230,7 +230,7 @@ def _id_location(positions: Positions, fence_line: int) -> Location:
     return where if where.line else Location(positions.file, fence_line, 1)
 
 
-_NOT_DRAWN = ("alt", "caption", "line", "location", "rows", "cache_key", "narrow")
+_NOT_DRAWN = ("caption", "line", "location", "rows", "cache_key", "narrow")
 
 
 def cache_key(plan: ChartPlan) -> str:

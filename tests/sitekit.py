@@ -53,7 +53,7 @@ def result(label: str = "Decode at C1", value: Any = 42.5, **overrides: Any) -> 
             "experiment_date": "2026-10-01",
             "concurrency": 1,
             "node_count": 1, "model": "m", "model_artifact": None, "model_revision": None, "engine": "vLLM",
-            "runtime_execution_revision": None, "weight_precision": None, "kv_dtype": None,
+            "runtime_execution_revision": None, "weight_precision": "bf16", "kv_dtype": "bf16",
             "input_tokens": 128, "output_tokens": 256, "temperature": 0, "thinking": False,
             "cache_state": None, "repetitions": 1, "context_limit_tokens": None,
         },

@@ -26,7 +26,7 @@ HEADER = ("label,value,unit,statistic,uncertainty,result_id,evidence_url,series,
 SHARED = {  # every condition of the two results but concurrency, core keys in the schema's order
     "system": "1 x DGX Spark", "experiment_date": "2026-10-01", "node_count": 1, "model": "m",
     "model_artifact": None, "model_revision": None, "engine": "vLLM", "runtime_execution_revision": None,
-    "weight_precision": None, "kv_dtype": None, "input_tokens": 128, "output_tokens": 256, "temperature": 0,
+    "weight_precision": "bf16", "kv_dtype": "bf16", "input_tokens": 128, "output_tokens": 256, "temperature": 0,
     "thinking": False, "cache_state": None, "repetitions": 1, "context_limit_tokens": None,
 }
 # Two panels: the decode results, and a section whose first value is not reported (null).
@@ -103,7 +103,7 @@ def test_chart_json_describes_the_chart_and_lists_its_values(tmp_path: Path) -> 
         "units": ["tokens/s"], "statistics": ["one run"], "uncertainty_basis": ["±1 SD as reported"],
         "conditions": SHARED,
         "sources": [{"publisher": "example", "url": SOURCE_URL, "revision": REV, "sha256": DIGEST, "pinned": True}],
-        "notes": [],
+        "notes": ["Not like with like \u2014 concurrency: 1 / 8"],  # the chart compares them on x: label
         "values": [value, second],
     }
     text = (json.dumps(expected, indent=2, ensure_ascii=False) + "\n").replace('"value": 42.5,', '"value": 42.50,')

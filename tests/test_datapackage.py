@@ -185,7 +185,7 @@ def test_the_package_names_the_site_its_license_sources_and_tables(tmp_path: Pat
 
 
 def test_not_reported_and_not_considered_stay_apart_and_the_hashes_hold_from_the_cache(tmp_path: Path) -> None:
-    """An empty cell is null (kv_dtype), ``not considered`` a key the result lacks (engine; gpu_clock_mhz
+    """An empty cell is null (cache_state), ``not considered`` a key the result lacks (engine; gpu_clock_mhz
     on the first article); a build whose pages come from the rendered cache declares the same digests,
     those of its files."""
     root = _small_site(tmp_path / "site")
@@ -193,11 +193,11 @@ def test_not_reported_and_not_considered_stay_apart_and_the_hashes_hold_from_the
     first = (root / "_site/data/datapackage.json").read_bytes()
     header, row_a, row_b = (root / "_site/data/results.csv").read_text(encoding="utf-8").splitlines()
     cells = dict(zip(header.split(","), row_a.split(","), strict=True))
-    assert cells["conditions.kv_dtype"] == "" and cells["conditions.engine"] == "not considered"
+    assert cells["conditions.cache_state"] == "" and cells["conditions.engine"] == "not considered"
     assert cells["conditions.gpu_clock_mhz"] == "not considered"
     assert dict(zip(header.split(","), row_b.split(","), strict=True))["conditions.gpu_clock_mhz"] == "2400"
     rows = json.loads((root / "_site/data/results.json").read_bytes())["results"]
-    assert rows[0]["conditions.kv_dtype"] is None and "conditions.engine" not in rows[0]
+    assert rows[0]["conditions.cache_state"] is None and "conditions.engine" not in rows[0]
     (root / "content/guides/b.md").write_text(
         (root / "content/guides/b.md").read_text(encoding="utf-8").replace("Run B", "Run B2"), encoding="utf-8")
     assert CliRunner().invoke(main, ["build", "--root", str(root), "-q"]).exit_code == 0

@@ -20,7 +20,7 @@ from evidencepress.core import jsontext
 from evidencepress.output.writer import StagedFolder
 from evidencepress.schemas.load import DEFAULT_FOLDER, load_schemas
 from evidencepress.site import dataset
-from evidencepress.site.dataset import csv_bytes, json_rows, result_table
+from evidencepress.site.dataset import csv_bytes, json_rows, result_table, table_spec
 
 
 def _export(*results: dict) -> dict:
@@ -31,37 +31,38 @@ def _export(*results: dict) -> dict:
 
 
 def test_rows_keep_literals_nulls_and_order() -> None:
-    conditions = load_schemas(DEFAULT_FOLDER).core_conditions
-    assert conditions[:3] == ("system", "experiment_date", "concurrency") and "kv_dtype" in conditions
+    spec = table_spec(load_schemas(DEFAULT_FOLDER))
+    conditions = spec.conditions
+    assert conditions[:3] == ("system", "experiment_date", "concurrency") and "cache_state" in conditions
     first = _export(result("A", 1.5, uncertainty={"ci95": [1, 2.0]}), result("B, \"quoted\"", 3))
-    table = result_table([("/guides/a/", first), ("/guides/b/", None)], conditions)
+    table = result_table([("/guides/a/", first), ("/guides/b/", None)], spec)
     assert [row.get("label") for row in table.rows] == ["A", 'B, "quoted"']
     rows = json_rows(table)
-    assert rows[0]["conditions.kv_dtype"] is None and rows[0]["uncertainty_kind"] == "ci95"
+    assert rows[0]["conditions.cache_state"] is None and rows[0]["uncertainty_kind"] == "ci95"
     text = csv_bytes(table).decode()
     assert text.startswith("page,source_record_id,result_id,label,metric,value,unit,")
     assert "\r\n" in text and '"B, ""quoted"""' in text
     parsed = list(csv.DictReader(io.StringIO(text)))
     assert parsed[0]["value"] == "22.50" and parsed[0]["uncertainty_low"] == "1"
     assert parsed[0]["uncertainty_high"] == "2.0"
-    assert parsed[0]["conditions.kv_dtype"] == "" and parsed[0]["conditions.thinking"] == "false"
+    assert parsed[0]["conditions.cache_state"] == "" and parsed[0]["conditions.thinking"] == "false"
 
 
 def test_a_condition_a_result_does_not_carry_is_not_considered_not_null() -> None:
     """SPEC §4.2 tells null (not reported) from an absent key (not considered): the CSV writes "" for
     one and ``not considered`` for the other, a results.json row has null for one and leaves the
     other out; the explorer shows both as null."""
-    conditions = load_schemas(DEFAULT_FOLDER).core_conditions
+    spec = table_spec(load_schemas(DEFAULT_FOLDER))
     entry = result("A", 1.5)
     del entry["conditions"]["engine"]
-    table = result_table([("/guides/a/", _export(entry))], conditions)
+    table = result_table([("/guides/a/", _export(entry))], spec)
     assert table.rows[0].get("conditions.engine") is dataset.NOT_CONSIDERED
     parsed = next(csv.DictReader(io.StringIO(csv_bytes(table).decode())))
-    assert parsed["conditions.kv_dtype"] == "" and parsed["conditions.engine"] == "not considered"
+    assert parsed["conditions.cache_state"] == "" and parsed["conditions.engine"] == "not considered"
     row = json_rows(table)[0]
-    assert row["conditions.kv_dtype"] is None and "conditions.engine" not in row
+    assert row["conditions.cache_state"] is None and "conditions.engine" not in row
     texts = dict(zip(table.columns, table.rows[0].texts, strict=True))
-    assert texts["conditions.kv_dtype"] is None and texts["conditions.engine"] is None
+    assert texts["conditions.cache_state"] is None and texts["conditions.engine"] is None
 
 
 def test_the_data_files_are_written_in_chunks_with_the_same_bytes(tmp_path: Path,

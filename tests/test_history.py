@@ -75,7 +75,7 @@ URL0 = SOURCE_URL.replace(REV, REV) + "#L10"
 URL2 = SOURCE_URL.replace(REV, REV2)
 CONDITIONS = ('{"system": "1 x DGX Spark", "experiment_date": "2026-10-01", "concurrency": 4, "node_count": 1, '
               '"model": "m", "model_artifact": null, "model_revision": null, "engine": "vLLM", '
-              '"runtime_execution_revision": null, "weight_precision": null, "kv_dtype": null, "input_tokens": 128, '
+              '"runtime_execution_revision": null, "weight_precision": "bf16", "kv_dtype": "bf16", "input_tokens": 128, '
               '"output_tokens": 256, "temperature": 0, "thinking": false, "cache_state": null, "repetitions": 1, '
               '"context_limit_tokens": null}')
 

@@ -62,9 +62,9 @@ def built(tmp_path: Path, body: str) -> tuple[str, str]:
 
 
 CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; concurrency: 1; node_count: 1; "
-              "model: m; engine: vLLM; input_tokens: 128; output_tokens: 256; temperature: 0; thinking: false; "
+              "model: m; engine: vLLM; weight_precision: bf16; kv_dtype: bf16; input_tokens: 128; output_tokens: 256; temperature: 0; thinking: false; "
               "repetitions: 1. Not reported: model_artifact, model_revision, runtime_execution_revision, "
-              "weight_precision, kv_dtype, cache_state, context_limit_tokens.")
+              "cache_state, context_limit_tokens.")
 
 
 def test_a_value_is_its_literal_and_unit_linked_to_its_row_and_evidence_with_conditions(tmp_path: Path) -> None:

@@ -108,13 +108,13 @@ New warnings: **1** (listed below the table).
   - evidence\\_url: `"{url}#L10"` → `"{url2}#L10"`
   - source\\_document\\_sha256: `"{sha}"` → `"{sha2}"`
 - changed **Run B** · `example-record`
-  - condition `kv_dtype`: `null` → `"fp8"`
+  - condition `kv_dtype`: `"bf16"` → `"fp8"`
   - evidence\\_url: `"{url}#L10"` → `"{url2}#L10"`
   - source\\_document\\_sha256: `"{sha}"` → `"{sha2}"`
 - added **Run C** · `example-record`: `50` tokens/s · one run
   - conditions: `{{"system": "1 x DGX Spark", "experiment_date": "2026-10-01", "concurrency": 1, "node_count": 1, \
 "model": "m", "model_artifact": null, "model_revision": null, "engine": "vLLM", "runtime_execution_revision": null, \
-"weight_precision": null, "kv_dtype": null, "input_tokens": 128, "output_tokens": 256, "temperature": 0, \
+"weight_precision": "bf16", "kv_dtype": "bf16", "input_tokens": 128, "output_tokens": 256, "temperature": 0, \
 "thinking": false, "cache_state": null, "context_limit_tokens": null}}`
 
 **Sources**

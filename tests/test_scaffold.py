@@ -42,16 +42,27 @@ def test_new_writes_a_draft_that_checks_and_builds_without_a_warning(tmp_path: P
     assert (checked.exit_code, checked.stderr) == (0, (
         "content/guides/decode-on-one-spark.md:7:1: note: draft: /guides/decode-on-one-spark/ is a draft, left out "
         "of the build [draft]\n  hint: build with --drafts to include it; remove `draft: true` to publish it\n"
-        "0 errors, 0 warnings, 1 note\n"))
+        # the skeleton's conditions are null until the author fills them in: its chart says so
+        "content/guides/decode-on-one-spark.md:35:5: note: panels[0].select: the panel compares results that differ "
+        "on or do not report input_tokens, output_tokens, kv_dtype, weight_precision, engine, node_count, thinking "
+        "[chart-comparability]\n  hint: the note under the panel names each difference; to compare like with like, "
+        "select results that agree, or put the condition on x or series\n"
+        "by rule:\n  chart-comparability  1 note\n  draft                1 note\n"
+        "by file:\n  content/guides/decode-on-one-spark.md  2 notes\n"
+        "0 errors, 0 warnings, 2 notes\n"))
     built = run("build", "--root", str(root), "--drafts", "--jobs", "1")
-    assert built.exit_code == 0 and built.stderr.startswith("built in "), built.stderr
+    assert built.exit_code == 0 and "[chart-comparability]" in built.stderr, built.stderr
+    assert "\n0 errors, 0 warnings, 1 note\nbuilt in " in built.stderr, built.stderr
     page = json.loads((root / "_site/guides/decode-on-one-spark/index.json").read_bytes())
     result = page["reported_results"][0]
     assert set(result["conditions"]) >= {"system", "experiment_date", "concurrency", "kv_dtype", "repetitions"}
     assert (root / "_site/guides/decode-on-one-spark/decode-on-one-spark.svg").is_file()
     published = (root / "content/guides/decode-on-one-spark.md").read_text().replace("draft: true", "draft: false")
     (root / "content/guides/decode-on-one-spark.md").write_text(published, encoding="utf-8")
-    assert run("build", "--root", str(root), "--jobs", "1", "--strict").exit_code == 0
+    assert run("build", "--root", str(root), "--jobs", "1").exit_code == 0
+    # --strict refuses a chart whose conditions are unknown: the unedited skeleton's
+    refused = run("build", "--root", str(root), "--jobs", "1", "--strict")
+    assert refused.exit_code == 1 and "error: panels[0].select: the panel compares results" in refused.stderr
 
 
 def test_new_takes_a_title_and_a_top_level_page(tmp_path: Path) -> None:

@@ -382,15 +382,18 @@ def test_conditions_are_shared_only_when_written_the_same() -> None:
 def test_the_site_index_from_page_facts_equals_the_one_it_finds_itself(tmp_path: Path) -> None:
     """The facts a validating worker finds with each page (kept in the page cache) give the same
     index as the pages alone; facts found for other core conditions are not used."""
+    from dataclasses import replace
+
     from evidencepress.build.recipe import BuildOptions, plan_site
     from evidencepress.build.validating import validate_source
     from evidencepress.content.read import read_content
+    from evidencepress.site.dataset import table_spec
     from evidencepress.site.index import SiteIndex, index_site
 
     root = data_site(tmp_path / "site")
     plan, _ = plan_site(BuildOptions(root, use_cache=False))
     assert plan is not None
-    conditions = plan.schemas.core_conditions
+    spec = table_spec(plan.schemas)
     sources = {source.url: source for source in read_content(root)[0].pages}
     outcomes = [validate_source(sources[page.url], plan.schemas) for page in plan.pages]
     facts = {page.url: outcome.facts for page, outcome in zip(plan.pages, outcomes, strict=True)
@@ -403,9 +406,9 @@ def test_the_site_index_from_page_facts_equals_the_one_it_finds_itself(tmp_path:
                 [(r.id, [(c.page.url, c.results, c.shared, c.varying, c.mentions, c.sources) for c in r.citations])
                  for r in index.records])
 
-    with_facts = index_site(plan.pages, [], plan.config, conditions, facts)
-    assert seen(index_site(plan.pages, [], plan.config, conditions)) == seen(with_facts)
+    with_facts = index_site(plan.pages, [], plan.config, spec, facts)
+    assert seen(index_site(plan.pages, [], plan.config, spec)) == seen(with_facts)
     assert any(citation.shared for record in with_facts.records for citation in record.citations)
-    other = index_site(plan.pages, [], plan.config, conditions[:-1], facts)
+    other = index_site(plan.pages, [], plan.config, replace(spec, conditions=spec.conditions[:-1]), facts)
     assert other.results.columns == with_facts.results.columns[:-2] + ("verification",)
     assert all(len(row.values) == len(other.results.columns) for row in other.results.rows)

@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 
 from evidencepress.charts import ChartPlan, plan_chart
-from evidencepress.core.diagnostics import Problem
+from evidencepress.core.diagnostics import Problem, Severity
 from evidencepress.core.model import Document, Fence, Positions
 from evidencepress.schemas.load import DEFAULT_FOLDER, SchemaSet, load_schemas
 
@@ -42,10 +42,10 @@ def ok(yaml_text: str, doc: Document | None = None) -> ChartPlan:
 
 
 def warned(yaml_text: str, doc: Document | None = None) -> list[Problem]:
-    """The warnings of a chart that draws."""
+    """The warnings of a chart that draws (its notes, e.g. chart-comparability, left out)."""
     plan, problems = chart(yaml_text, doc)
     assert plan is not None, [p.format() for p in problems]
-    return problems
+    return [p for p in problems if p.severity is Severity.WARNING]
 
 
 def only_error(yaml_text: str, doc: Document | None = None) -> Problem:

@@ -32,6 +32,7 @@ from ..output.article import (
 )
 from ..output.writer import MARKER
 from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
+from ..site.dataset import table_spec
 from ..site.history import DataHistory, data_history
 from ..site.index import PageFacts, SiteIndex, generated_paths, index_site
 from .validating import validate_sources
@@ -131,7 +132,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
     source_states, source_problems = _verified_sources(options.vault_root or root, config, pages)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
-    index = index_site(pages, prose, config, schemas.core_conditions, facts, result_states(source_states))
+    index = index_site(pages, prose, config, table_spec(schemas), facts, result_states(source_states))
     exports_history = read_export_history(root)
     problems += exports_history.problems
     history = data_history(exports_history, [page for page in pages if not page.front.draft])

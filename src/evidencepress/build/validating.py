@@ -16,6 +16,7 @@ from ..content.parse import parse_page
 from ..core.forking import ordered_map
 from ..core.model import SourceFile
 from ..schemas.load import SchemaSet
+from ..site.dataset import table_spec
 from ..site.index import page_facts
 
 
@@ -36,5 +37,5 @@ def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:
     if parsed is not None:
         page, validation_problems = validate_page(parsed, schemas)
         problems += validation_problems
-    facts = page_facts(page, schemas.core_conditions) if page is not None else None
+    facts = page_facts(page, table_spec(schemas)) if page is not None else None
     return Outcome(page, facts, tuple(problems))

@@ -52,7 +52,8 @@ def plan_chart(
     spec, doc, problems = parse_spec(fence, file, schemas)
     if spec is None or doc is None:
         return None, problems
-    return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line)
+    return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line,
+                      schemas.comparability)
 
 
 RESERVED_ID = "index"  # <id>.csv and <id>.json would be the page's own index.csv and index.json

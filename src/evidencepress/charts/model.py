@@ -226,6 +226,8 @@ class ChartPlan:
     location: Location  # the `id` key, for duplicate-id diagnostics
     panels: tuple[PanelPlan, ...]
     notes: tuple[str, ...]
+    unlike: tuple[str, ...]  # the notes (among ``notes``) that name the conditions unlike panels differ on
+    differences: tuple[tuple[str, str], ...]  # (panel title, differences with the entries) of each unlike panel
     rows: tuple[ChartRow, ...]
     plotted: tuple[str, ...]
     width: int

@@ -12,7 +12,9 @@ from typing import Any
 
 from ..core.diagnostics import Location, Problem
 from ..core.model import Positions
+from ..schemas.comparability import NO_RULES, Difference, Rules
 from . import checks, guards, limits, style
+from .comparison import differences_problem, panel_differences
 from .entry import Context, Extracted
 from .fieldpath import Missing, resolve_pointer
 from .kinds import kind_of
@@ -36,10 +38,13 @@ class BuiltPanel:
     rows: tuple[ChartRow, ...]
     notes: tuple[str, ...]
     references: tuple[Reference, ...]
+    differences: tuple[Difference, ...] = ()  # the key conditions its results do not all know and share
 
 
-def build_panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[BuiltPanel | None, list[Problem]]:
-    """A panel's values, or the errors that stop it; warnings ride along with the values."""
+def build_panel(panel: PanelSpec, export: Any, positions: Positions,
+                rules: Rules = NO_RULES) -> tuple[BuiltPanel | None, list[Problem]]:
+    """A panel's values, or the errors that stop it; warnings ride along with the values.
+    ``rules``: which results may be compared (a panel that compares others says how they differ)."""
     selected, problems = select_entries(panel, export, positions)
     if problems:
         return None, problems
@@ -85,7 +90,11 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions) -> tuple[Bu
     warnings = _warnings(panel, items, points, references, positions)
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    return BuiltPanel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references), warnings
+    differ = panel_differences(panel, items, points, rules)
+    if differ:
+        warnings.append(differences_problem(ctx, differ))
+    return (BuiltPanel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references, differ),
+            warnings)
 
 
 def _extract_all(

@@ -14,7 +14,9 @@ from typing import Any
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, has_errors
 from ..core.model import Positions
+from ..schemas.comparability import NO_RULES, Rules
 from . import layout, style
+from .comparison import NOT_LIKE, chart_notes, differences_text, panel_name
 from .kinds import LegendInput, kind_of
 from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
 from .panel import BuiltPanel, build_panel
@@ -22,13 +24,13 @@ from .units import value_labels
 
 
 def build_plan(
-    spec: ChartSpec, export: Any, positions: Positions, fence_line: int
+    spec: ChartSpec, export: Any, positions: Positions, fence_line: int, rules: Rules = NO_RULES
 ) -> tuple[ChartPlan | None, list[Problem]]:
     """The wide plan, with its narrow (phone) variant as ``.narrow``."""
     panels: list[BuiltPanel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
-        built, found = build_panel(panel, export, positions)
+        built, found = build_panel(panel, export, positions, rules)
         problems += found
         if built is not None:
             panels.append(built)
@@ -180,7 +182,9 @@ def _chart(
         plan = _place(plan, top, where)
         placed.append(plan)
         top += plan.box.height + style.PANEL_GAP
-    notes = tuple(dict.fromkeys(note for built in panels for note in built.notes))
+    unlike = chart_notes([(panel_name(b.spec), differences_text(b.differences, labels=False))
+                          for b in panels if b.differences], len(panels))
+    notes = tuple(dict.fromkeys(note for built in panels for note in built.notes)) + unlike
     notes_text = layout.note_lines(notes, where)
     notes_top = layout.notes_top([p.box for p in placed], layout.panels_top(heading), bool(notes))
     plotted = tuple(dict.fromkeys(p.ident for plan in placed for p in plan.points))
@@ -194,6 +198,9 @@ def _chart(
         location=_id_location(positions, fence_line),
         panels=tuple(placed),
         notes=notes,
+        unlike=unlike,
+        differences=tuple((b.spec.title, f"{NOT_LIKE} \u2014 {differences_text(b.differences, labels=True)}")
+                          for b in panels if b.differences),
         rows=tuple(row for built in panels for row in built.rows),
         plotted=plotted,
         width=where.width,

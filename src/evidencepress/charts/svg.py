@@ -64,10 +64,15 @@ def finish(raw: bytes, plan: ChartPlan) -> bytes:
         f'width="{plan.width}" height="{plan.height}" viewBox="0 0 {_pt(plan.width)} {_pt(plan.height)}" '
         f'role="img" aria-labelledby="{prefix}title {prefix}desc">\n'
         f' <title id="{prefix}title">{escape(plan.title, quote=False)}</title>\n'
-        f' <desc id="{prefix}desc">{escape(plan.alt, quote=False)}</desc>\n'
+        f' <desc id="{prefix}desc">{escape(description(plan), quote=False)}</desc>\n'
         f" <style>\n{STANDALONE_CSS} </style>\n "
     )
     return (head + body.rstrip() + "\n").encode("utf-8")
+
+
+def description(plan: ChartPlan) -> str:
+    """The alt text, and what the drawing says besides: the notes of unlike panels."""
+    return " ".join([plan.alt, *(f"{note}." for note in plan.unlike)])
 
 
 def inline(svg: bytes) -> str:

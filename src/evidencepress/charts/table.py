@@ -8,7 +8,7 @@ code; numbers show their authored literal with thousands separators.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import style
 from .model import ChartPlan, ChartRow
@@ -28,6 +28,7 @@ class TableGroup:
     title: str  # the panel's title; "" when the chart has one panel
     rows: tuple[tuple[str, ...], ...]
     pointers: tuple[str, ...] = ()  # each row's entry in the export (its JSON pointer)
+    note: str = ""  # the panel's differences note: the key conditions its results do not share
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ def chart_table(plan: ChartPlan) -> ChartTable:
             groups[-1] = TableGroup(title, groups[-1].rows + (shown,), groups[-1].pointers + (row.pointer,))
         else:
             groups.append(TableGroup(title, (shown,), (row.pointer,)))
+    notes = dict(plan.differences)
+    groups = [replace(group, note=notes.get(group.title, "")) for group in groups] if titled else \
+        [replace(group, note=" ".join(notes.values())) for group in groups]
     return ChartTable(
         headers=tuple(_COLUMNS[i][0] for i in kept),
         numeric=tuple(_COLUMNS[i][1] == "value" and not any(row.state for row in plan.rows) for i in kept),

@@ -27,7 +27,7 @@ from .model import Location as Location  # noqa: PLC0414 - re-exported: every Pr
 class Severity(StrEnum):
     ERROR = "error"
     WARNING = "warning"
-    NOTE = "note"  # information only (a draft left out); never fails a build, even with --strict
+    NOTE = "note"  # information only (a draft left out); fails no build (--strict: those of STRICT_NOTES do)
 
 
 @dataclass(frozen=True)
@@ -88,9 +88,15 @@ def note(location: Location, message: str, rule: str, json_path: str = "", hint:
     return Problem(Severity.NOTE, location, message, rule, json_path, hint)
 
 
+STRICT_NOTES = frozenset({"chart-comparability"})  # notes that --strict refuses: a panel compares unlike results
+
+
 def strict(problems: Iterable[Problem]) -> list[Problem]:
-    """``--strict``: every warning becomes an error (notes stay notes)."""
-    return [replace(p, severity=Severity.ERROR) if p.severity is Severity.WARNING else p for p in problems]
+    """``--strict``: every warning becomes an error, and so do the notes of STRICT_NOTES (the others
+    stay notes)."""
+    return [replace(p, severity=Severity.ERROR)
+            if p.severity is Severity.WARNING or (p.severity is Severity.NOTE and p.rule in STRICT_NOTES) else p
+            for p in problems]
 
 
 def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
@@ -124,25 +130,28 @@ def format_text(problems: Sequence[Problem], options: TextOptions = TextOptions(
     """The list (sorted problems with their hints), folded counts, a summary by rule and file, the count."""
     shown, folded = _listed(problems, options)
     lines = [p.format() for p in shown]
-    for rule, count in folded.items():
-        lines.append(f"... {_plural(count, 'more warning')} [{rule}] not listed (--all-warnings lists them)")
+    for (rule, kind), count in folded.items():
+        lines.append(f"... {_plural(count, f'more {kind}')} [{rule}] not listed (--all-warnings lists them)")
     lines += _breakdown(problems)
     lines.append(summary(problems))
     return "\n".join(lines) + "\n"
 
 
-def _listed(problems: Sequence[Problem], options: TextOptions) -> tuple[list[Problem], dict[str, int]]:
-    """The problems the list shows, and per rule how many warnings were folded away."""
+def _listed(problems: Sequence[Problem], options: TextOptions) -> tuple[list[Problem], dict[tuple[str, str], int]]:
+    """The problems the list shows, and per (rule, "warning" or "note") how many were folded away:
+    warnings and the notes of STRICT_NOTES (a site's every unlike panel) beyond the first few."""
     if options.quiet:
         return [p for p in problems if p.is_error], {}
     shown: list[Problem] = []
     per_rule: Counter[str] = Counter()
-    folded: Counter[str] = Counter()
+    folded: Counter[tuple[str, str]] = Counter()
     for problem in problems:
-        if problem.severity is Severity.WARNING and not options.all_warnings:
+        foldable = problem.severity is Severity.WARNING or (
+            problem.severity is Severity.NOTE and problem.rule in STRICT_NOTES)
+        if foldable and not options.all_warnings:
             per_rule[problem.rule] += 1
             if per_rule[problem.rule] > options.fold_after:
-                folded[problem.rule] += 1
+                folded[(problem.rule, problem.severity.value)] += 1
                 continue
         shown.append(problem)
     return shown, dict(sorted(folded.items()))

@@ -29,6 +29,7 @@ from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
 from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
+from ..schemas.comparability import NO_RULES, Rules
 from ..site.history import CHANGES_URL, DataHistory
 from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
 from .article_md import article_markdown
@@ -36,6 +37,7 @@ from .body import render_tokens
 from .changewords import change_views
 from .chartfiles import chart_files, downloads, entry_at
 from .citation import cite_page
+from .comparison import comparison_members
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
@@ -62,6 +64,7 @@ class SiteContext:
     # (exports/, the content's snapshot: the states come from the vault).
     verification: Mapping[str, tuple[ResultState, ...]] | None = field(default_factory=dict)
     history: DataHistory = field(default_factory=DataHistory)  # the changes to the published data, from git
+    comparability: Rules = NO_RULES  # which results may be compared (schema/comparability.json)
 
     def states_of(self, url: str) -> tuple[ResultState, ...]:
         return self.verification.get(url, ()) if self.verification is not None else ()
@@ -242,6 +245,7 @@ def page_envelope(page: Page, ctx: SiteContext) -> dict[str, Any]:
             for s in front.sources
         ],
         **(envelope_members(ctx.states_of(page.url)) if ctx.verification is not None else {}),
+        "comparison": comparison_members(page.export, ctx.comparability),
         "charts": [_chart_member(chart, page.url, ctx.config.base_url) for chart in page.charts],
         "schema": absolute(ctx.config.base_url, ctx.schema_url),
     }

@@ -27,6 +27,8 @@ import jsonschema_rs
 from ..core.diagnostics import Location, Problem, error
 from ..core.jsonsyntax import problem_of
 from ..core.jsontext import plain
+from .comparability import FILE as COMPARABILITY_FILE
+from .comparability import Rules, RulesError, rules_of, rules_problem
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -44,6 +46,7 @@ SCHEMA_FILES = (
     "chart.schema.json",
     "site.schema.json",
     "units.json",
+    "comparability.json",
 )
 
 
@@ -68,6 +71,7 @@ class SchemaSet:
     validators: Mapping[str, Schema]
 
     registry_of: Callable[[], Registry]  # the schemas as referencing resolves them (their $ids), made once
+    comparability: Rules  # which results may be compared (comparability.json)
 
     def validator(self, name: str) -> Schema:
         return self.validators[name]
@@ -158,7 +162,11 @@ def load_schemas(folder: Path) -> SchemaSet:
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         raise SchemaFileError(error(Location("schema/"), f"a schema cannot be compiled: {exc}", "schema-file",
                                     hint="check the schema files against JSON Schema 2020-12")) from exc
-    return SchemaSet(folder, documents, tuple(published), validators, registry)
+    try:
+        rules = rules_of(documents.get(COMPARABILITY_FILE, {"default": {"keys": []}}))
+    except RulesError as exc:
+        raise SchemaFileError(rules_problem(exc, shown[COMPARABILITY_FILE])) from exc
+    return SchemaSet(folder, documents, tuple(published), validators, registry, rules)
 
 
 def _parse(data: bytes, shown: str) -> Any:

@@ -6,8 +6,9 @@ condition keeps its JSON value, and ``null`` (not reported) stays ``null`` in
 JSON and becomes an empty cell in CSV. A core condition a result does not carry
 at all (not considered, SPEC §4.2) is ``NOT_CONSIDERED`` in a row, the cell
 ``not considered`` in CSV and a key left out of its JSON row. URLs are site paths (``/guides/a/``),
-so the bytes do not depend on where the site is deployed. The last column,
-``verification``, is the result's state against its cited document (SPEC §11):
+so the bytes do not depend on where the site is deployed. ``comparison_key`` is a hash of the result's metric and the conditions
+``schema/comparability.json`` names for it, empty when any of them is unknown.
+The last column, ``verification``, is the result's state against its cited document (SPEC §11):
 it depends on the vault, not on the page, so the rows a worker makes of a page
 (cached with it) leave it empty and ``with_states`` fills it in.
 """
@@ -25,6 +26,8 @@ from typing import Any
 
 from ..core import jsontext
 from ..core.export import RECORD_ID, ReportedResult, reported_results, result_id
+from ..schemas.comparability import Rules, comparison_key
+from ..schemas.load import SchemaSet
 
 CHUNK_ROWS = 2000  # rows per chunk of a data file written piece by piece
 
@@ -42,6 +45,7 @@ FIXED_COLUMNS = (
     "uncertainty_low",
     "uncertainty_high",
     "evidence_url",
+    "comparison_key",
 )
 VERIFICATION = "verification"
 NOT_CONSIDERED_CELL = "not considered"  # a CSV's cell for a condition a result does not carry; "" is null
@@ -54,6 +58,19 @@ class Absent(enum.Enum):
 
 
 NOT_CONSIDERED = Absent.NOT_CONSIDERED
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """What a results table's columns depend on: the core conditions (a column each) and the
+    comparability rules (the ``comparison_key`` column)."""
+
+    conditions: tuple[str, ...]
+    rules: Rules
+
+
+def table_spec(schemas: SchemaSet) -> TableSpec:
+    return TableSpec(schemas.core_conditions, schemas.comparability)
 
 
 @dataclass(frozen=True)
@@ -126,22 +143,22 @@ def _unverified(row: ResultRow) -> ResultRow:
     return ResultRow(row.page, row.columns[:-1], row.values[:-1])
 
 
-def table_columns(conditions: Sequence[str]) -> tuple[str, ...]:
-    return FIXED_COLUMNS + tuple(f"conditions.{key}" for key in conditions) + (VERIFICATION,)
+def table_columns(spec: TableSpec) -> tuple[str, ...]:
+    return FIXED_COLUMNS + tuple(f"conditions.{key}" for key in spec.conditions) + (VERIFICATION,)
 
 
-def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], conditions: Sequence[str]) -> ResultTable:
+def result_table(pages: Iterable[tuple[str, Mapping[str, Any] | None]], spec: TableSpec) -> ResultTable:
     """The table of every reported result of ``pages`` ((site path, export) pairs), not verified."""
-    return table_of(((path, row_values(path, export, conditions)) for path, export in pages), conditions)
+    return table_of(((path, row_values(path, export, spec)) for path, export in pages), spec)
 
 
-def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], conditions: Sequence[str],
+def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], spec: TableSpec,
              page_csv: Mapping[str, tuple[bytes, tuple[int, ...]]] | None = None,
              states: Mapping[str, Sequence[str | None]] | None = None) -> ResultTable:
     """The table of pages' rows as ``row_values`` gives them ((site path, rows) pairs);
     ``page_csv``: their ``unverified_csv`` by site path, when it was written already;
     ``states``: each page's verification states, one per row (none: null)."""
-    columns = table_columns(conditions)
+    columns = table_columns(spec)
     known = {path: padded for path, found in (states or {}).items()
              if (padded := tuple(found))}
     rows = tuple(ResultRow(path, columns, values + (state,))
@@ -156,16 +173,16 @@ def _padded(states: Sequence[str | None] | None, count: int) -> Sequence[str | N
     return tuple(states) if states is not None and len(states) == count else (None,) * count
 
 
-def row_values(path: str, export: Mapping[str, Any] | None, conditions: Sequence[str]) -> tuple[tuple[Any, ...], ...]:
+def row_values(path: str, export: Mapping[str, Any] | None, spec: TableSpec) -> tuple[tuple[Any, ...], ...]:
     """The values of each row of a page's reported results, in the table's columns but the last
     (``verification``: not known from the page)."""
-    return tuple(_values(path, result, conditions) for result in reported_results(export))
+    return tuple(_values(path, result, spec) for result in reported_results(export))
 
 
-def unverified_csv(path: str, rows: tuple[tuple[Any, ...], ...], conditions: Sequence[str]) -> tuple[bytes, tuple[int, ...]]:
+def unverified_csv(path: str, rows: tuple[tuple[Any, ...], ...], spec: TableSpec) -> tuple[bytes, tuple[int, ...]]:
     """The page's rows as CSV lines with an empty ``verification`` cell, and where each line's end
     (its CRLF) stands: ``with_states`` writes the states there."""
-    columns = table_columns(conditions)
+    columns = table_columns(spec)
     lines = [csv_lines([ResultRow(path, columns, values + (None,))]) for values in rows]
     ends = tuple(itertools.accumulate(len(line) for line in lines))
     return b"".join(lines), tuple(end - 2 for end in ends)
@@ -184,7 +201,7 @@ def with_states(csv: bytes, ends: Sequence[int], states: Sequence[str | None] | 
     return b"".join(parts)
 
 
-def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tuple[Any, ...]:
+def _values(path: str, result: ReportedResult, spec: TableSpec) -> tuple[Any, ...]:
     """The row's cells: each field as authored (None where the result has none; NOT_CONSIDERED for a
     condition key it does not carry)."""
     kind, value, low, high = uncertainty_cells(result.uncertainty)
@@ -204,7 +221,8 @@ def _values(path: str, result: ReportedResult, conditions: Sequence[str]) -> tup
         low,
         high,
         fields("evidence_url"),
-        *(own.get(key, NOT_CONSIDERED) for key in conditions),
+        comparison_key(result.data, spec.rules),
+        *(own.get(key, NOT_CONSIDERED) for key in spec.conditions),
     )
 
 

@@ -19,7 +19,7 @@ from ..charts import ChartPlan
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
-from .dataset import ResultTable, row_values, table_of, unverified_csv
+from .dataset import ResultTable, TableSpec, row_values, table_of, unverified_csv
 from .history import CHANGES_FEED, CHANGES_SUMMARY, CHANGES_TITLE, CHANGES_URL
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
@@ -153,7 +153,7 @@ class PageFacts:
     """What the site index takes from one page, found with the page: in the worker that validated
     it, kept with it in the page cache, so that indexing a large site is mostly assembling them."""
 
-    conditions: tuple[str, ...]  # the core condition keys they were found for (the table's columns)
+    spec: TableSpec  # the table's columns they were found for
     rows: tuple[tuple[Any, ...], ...]  # each reported result as a row of the results table
     cited: tuple[CitedRecord, ...]  # what the page reports of each record, by id
     record_counts: tuple[tuple[str, int], ...]  # results per record, in order of first result
@@ -163,7 +163,7 @@ class PageFacts:
     csv_ends: tuple[int, ...]  # where each row's line of ``csv`` ends (its verification cell: see with_states)
 
 
-def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
+def page_facts(page: Page, spec: TableSpec) -> PageFacts:
     results = results_of(page)
     counts: dict[str, int] = {}
     for result in results:
@@ -173,30 +173,30 @@ def page_facts(page: Page, conditions: Sequence[str]) -> PageFacts:
     for result in results:
         key = (result.metric or "", result.unit or "")
         metrics[key] = metrics.get(key, 0) + 1
-    rows = row_values(page.url, page.export, conditions)
-    csv, ends = unverified_csv(page.url, rows, conditions)
-    return PageFacts(tuple(conditions), rows, cited_records(page, conditions), tuple(counts.items()),
+    rows = row_values(page.url, page.export, spec)
+    csv, ends = unverified_csv(page.url, rows, spec)
+    return PageFacts(spec, rows, cited_records(page, spec.conditions), tuple(counts.items()),
                      tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results), csv, ends)
 
 
-def _facts(page: Page, found: PageFacts | None, conditions: tuple[str, ...]) -> PageFacts:
-    return found if found is not None and found.conditions == conditions else page_facts(page, conditions)
+def _facts(page: Page, found: PageFacts | None, spec: TableSpec) -> PageFacts:
+    return found if found is not None and found.spec == spec else page_facts(page, spec)
 
 
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
-               conditions: Sequence[str], facts: Mapping[str, PageFacts] | None = None,
+               spec: TableSpec, facts: Mapping[str, PageFacts] | None = None,
                states: Mapping[str, Sequence[str | None]] | None = None) -> SiteIndex:
     """Everything across pages, from the validated articles and record prose. ``facts``: each
     page's PageFacts by URL, as the validating workers found them (those missing, or found for
     other conditions, are found here); ``states``: each page's results' verification states, by URL."""
     known = facts or {}
     verified = states or {}
-    with_found = [(page, _facts(page, known.get(page.url), tuple(conditions))) for page in pages]
+    with_found = [(page, _facts(page, known.get(page.url), spec)) for page in pages]
     records = build_records([(page, found.cited) for page, found in with_found], prose)
     titles = {record.id: record.title for record in records}
     entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)
     listings = _listings(entries, config)
-    table = table_of(((page.url, found.rows) for page, found in with_found), conditions,
+    table = table_of(((page.url, found.rows) for page, found in with_found), spec,
                      {page.url: (found.csv, found.csv_ends) for page, found in with_found}, verified)
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))

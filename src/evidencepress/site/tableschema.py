@@ -55,6 +55,10 @@ _DERIVED = {field.name: field for field in (
                required=True),
     TableField("result_id", "string", ("The result's stable id: its `id`, else its label as a slug; unique "
                                        "within its source record."), required=True),
+    TableField("comparison_key", "string", ("A hash of the result's metric and the conditions "
+                                            "/schema/comparability.json names for it: results with the same key "
+                                            "may be compared. Empty when any of those conditions is not reported "
+                                            "or not considered.")),
     TableField("uncertainty_kind", "string", (f"Which dispersion the source reports: {', '.join(UNCERTAINTY_KINDS)}; "
                                               "empty when it reports none."), enum=UNCERTAINTY_KINDS),
     TableField("uncertainty_value", "number", ("The reported standard deviation (in the unit of the value) or "

@@ -1,0 +1,18 @@
+"""Render stage: each reported result's comparison key in ``page`` of index.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.export import RESULTS, result_id
+from ..schemas.comparability import Rules, comparison_key, unknown_keys
+
+
+def comparison_members(export: Any, rules: Rules) -> list[dict[str, Any]]:
+    """One member per reported result, in export order: its pointer and id, its comparison key
+    (null when a key condition is unknown) and which key conditions are unknown."""
+    found = export.get(RESULTS) if isinstance(export, dict) else None
+    results = found if isinstance(found, list) else []
+    return [{"pointer": f"/{RESULTS}/{index}", "result_id": result_id(result),
+             "comparison_key": comparison_key(result, rules), "unknown": list(unknown_keys(result, rules))}
+            for index, result in enumerate(results) if isinstance(result, dict)]

@@ -10,9 +10,11 @@ the chart.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..core.diagnostics import Problem, Severity
+from ..core.export import RESULTS
 from ..schemas.comparability import Difference, Rules, differences
 from .entry import Context
 from .kinds import kind_of
@@ -21,23 +23,33 @@ from .select import Selected
 
 RULE = "chart-comparability"
 CONDITIONS = "conditions."
-RESULT_POINTER = "/reported_results/"
+RESULT_POINTER = f"/{RESULTS}/"
 
 
-def panel_differences(panel: PanelSpec, items: Sequence[Selected], points: Sequence[Point],
+def panel_differences(panel: PanelSpec, items: Sequence[Selected], points: Sequence[Point], export: Any,
                       rules: Rules) -> tuple[Difference, ...]:
-    """The key conditions the panel's reported results do not all know and agree on."""
+    """The key conditions the panel's reported results do not all know and agree on (a value
+    selected by pointer inside a result, /reported_results/5/conditions/correct, is that result's)."""
     if kind_of(panel.kind).values == "state" or panel.columns:
         return ()  # a status grid shows what happened to each item; it compares no values
-    entries: dict[str, tuple[str, Selected]] = {}
+    results = export.get(RESULTS) if isinstance(export, Mapping) else None
+    entries: dict[int, tuple[str, Mapping[str, Any]]] = {}
     for item, point in zip(items, points, strict=True):
-        if item.pointer.startswith(RESULT_POINTER):
-            entries.setdefault(item.pointer, (_shown(point), item))
+        index = _result_index(item.pointer)
+        if index is not None and isinstance(results, list) and index < len(results) \
+                and isinstance(results[index], Mapping):
+            entries.setdefault(index, (_shown(point), results[index]))
     varying = {field.removeprefix(CONDITIONS) for field in (panel.x, panel.series)
                if field and field.startswith(CONDITIONS)}
-    metrics = dict.fromkeys(item.entry.get("metric") for _, item in entries.values())
+    metrics = dict.fromkeys(result.get("metric") for _, result in entries.values())
     keys = dict.fromkeys(key for metric in metrics for key in rules.keys_of(metric) if key not in varying)
-    return differences([(label, item.entry) for label, item in entries.values()], keys)
+    return differences(list(entries.values()), keys)
+
+
+def _result_index(pointer: str) -> int | None:
+    """N of a pointer at or inside /reported_results/N."""
+    head = pointer[len(RESULT_POINTER):].split("/", 1)[0] if pointer.startswith(RESULT_POINTER) else ""
+    return int(head) if head.isdigit() else None
 
 
 def _shown(point: Point) -> str:

@@ -90,7 +90,7 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions,
     warnings = _warnings(panel, items, points, references, positions)
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    differ = panel_differences(panel, items, points, rules)
+    differ = panel_differences(panel, items, points, export, rules)
     if differ:
         warnings.append(differences_problem(ctx, differ))
     return (BuiltPanel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references, differ),

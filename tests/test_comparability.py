@@ -183,7 +183,7 @@ def _differing(results: list[dict[str, Any]], keys: list[str]) -> set[str]:
 
 
 def _chart_fences(markdown: str) -> list[dict[str, Any]]:
-    return [yaml.safe_load(block) for block in re.findall(r"^```chart\n(.*?)^```$", markdown, re.M | re.S)]
+    return [yaml.safe_load(block) for block in re.findall(r"^```chart\n(.*?)^```$", markdown, re.MULTILINE | re.DOTALL)]
 
 
 def _noted_keys(notes: list[str], titles: list[str | None]) -> dict[str | None, set[str]]:
@@ -194,9 +194,7 @@ def _noted_keys(notes: list[str], titles: list[str | None]) -> dict[str | None, 
             continue
         head, _, body = note.partition(" \u2014 ")
         keys = {part.split(":", 1)[0] for part in body.split(" \u00b7 ")}
-        if head == "Not like with like":
-            named = titles
-        elif head.endswith(" in every panel"):
+        if head == "Not like with like" or head.endswith(" in every panel"):
             named = titles
         else:
             named = [t for t in titles if t is not None and f"\u201c{t}\u201d" in head]

@@ -12,7 +12,8 @@ from sitekit import REPO, SITE_TOML
 from evidencepress.cli import main
 
 SCHEMA_FILES = {"export": "export.schema.json", "conditions": "conditions.schema.json", "chart": "chart.schema.json",
-                "frontmatter": "frontmatter.schema.json", "site": "site.schema.json", "units": "units.json"}
+                "frontmatter": "frontmatter.schema.json", "site": "site.schema.json", "units": "units.json",
+                "comparability": "comparability.json"}
 
 
 def run(*arguments: str) -> Result:
@@ -112,7 +113,8 @@ def test_schema_prints_the_published_bytes(name: str) -> None:
 def test_schema_without_a_name_lists_them() -> None:
     listing = run("schema", "--root", str(REPO)).stdout.splitlines()
     assert listing[0] == "Schemas published with the site under /schema/:"
-    assert listing[1] == "  export       export.schema.json       Evidence export"
+    assert listing[1] == "  export         export.schema.json       Evidence export"
+    assert listing[7] == "  comparability  comparability.json       Comparability rules"
     assert len(listing) == 2 + len(SCHEMA_FILES)
 
 
@@ -136,3 +138,8 @@ def test_the_chart_and_units_references() -> None:
             "    Field path -> value; an entry is selected when every one matches.\n") in chart
     units = run("schema", "units", "--reference", "--root", str(REPO)).stdout
     assert "seconds       seconds (the same unit as s)\n" in units
+    rules = run("schema", "comparability", "--reference", "--root", str(REPO)).stdout
+    assert rules.startswith("Comparability rules (comparability.json)\n")
+    assert ("default (every metric no family names)\n    keys: concurrency, input_tokens, output_tokens, kv_dtype, "
+            "weight_precision, engine, node_count, thinking\n") in rules
+    assert "\nquality\n    metrics: accuracy, " in rules

@@ -38,7 +38,7 @@ ALL_WARNINGS = click.option("--all-warnings", is_flag=True,
 PROSE = click.option("--prose/--no-prose", default=True, show_default=True,
                      help="Warn about numbers in the prose that copy export values instead of referencing them.")
 # `evidencepress schema NAME` (schemaref.NAMES maps each to its file; not imported here, it loads jsonschema)
-SCHEMA_CHOICES = ("export", "conditions", "chart", "frontmatter", "site", "units")
+SCHEMA_CHOICES = ("export", "conditions", "chart", "frontmatter", "site", "units", "comparability")
 DEFAULT_REPORT = TextOptions()  # how a usage error or a failed diff build is reported
 
 
@@ -150,7 +150,7 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
 @ROOT
 @click.option("--reference", is_flag=True, help="A readable field reference instead of the JSON Schema.")
 def schema(name: str | None, root: Path, reference: bool) -> None:
-    """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units)."""
+    """Print a published JSON Schema (export, conditions, chart, frontmatter, site, units, comparability)."""
     from .authoring.schemaref import NAMES, field_reference
 
     schemas = _site_schemas(root)
@@ -158,7 +158,7 @@ def schema(name: str | None, root: Path, reference: bool) -> None:
         click.echo("Schemas published with the site under /schema/:")
         for short, (file, _, _) in NAMES.items():
             title = schemas.documents[file].get("title", "Unit vocabulary")
-            click.echo(f"  {short.ljust(12)} {file.ljust(24)} {title}")
+            click.echo(f"  {short.ljust(14)} {file.ljust(24)} {title}")
         click.echo("`evidencepress schema NAME` prints one; add --reference for its fields in words.")
     elif reference:
         click.echo(field_reference(schemas, name), nl=False)

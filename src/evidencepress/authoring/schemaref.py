@@ -27,6 +27,7 @@ NAMES = {
     "frontmatter": ("frontmatter.schema.json", "#", ""),
     "site": ("site.schema.json", "#", ""),
     "units": ("units.json", "#", ""),
+    "comparability": ("comparability.json", "#", ""),
 }
 MAX_DEPTH = 8
 _TYPE_NAMES = {"array": "list", "object": "object", "string": "text", "integer": "integer", "number": "number",
@@ -53,6 +54,8 @@ def field_reference(schemas: SchemaSet, name: str) -> str:
     lines += [f"Published with every site at /schema/{file}.", ""]
     if file == "units.json":
         lines += _units(document)
+    elif file == "comparability.json":
+        lines += _comparability(document)
     else:
         resolver = schemas.registry.resolver(base_uri=str(document.get("$id", file)))
         root = resolver.lookup(start).contents
@@ -68,6 +71,20 @@ def _units(document: Mapping[str, Any]) -> list[str]:
     for name, unit in units.items():
         same = f" (the same unit as {unit['same_as']})" if unit.get("same_as") else ""
         lines.append(f"{name.ljust(width)}  {unit.get('description', '')}{same}")
+    return lines
+
+
+def _comparability(document: Mapping[str, Any]) -> list[str]:
+    """The default keys, then each family: its metrics and keys."""
+    default = document.get("default", {})
+    lines = ["default (every metric no family names)", f"    keys: {', '.join(default.get('keys', ()))}"]
+    if default.get("description"):
+        lines.append(f"    {default['description']}")
+    for name, family in document.get("families", {}).items():
+        lines += ["", name, f"    metrics: {', '.join(family.get('metrics', ()))}",
+                  f"    keys: {', '.join(family.get('keys', ()))}"]
+        if family.get("description"):
+            lines.append(f"    {family['description']}")
     return lines
 
 

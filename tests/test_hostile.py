@@ -257,3 +257,22 @@ def test_a_chart_id_with_a_trailing_newline_is_refused(tmp_path: Path) -> None:
     outcome = run(root, "build")
     assert outcome.exit_code == 1 and "id: " in outcome.stderr and "[chart-schema]" in outcome.stderr
     assert not (root / "_site").exists()
+
+
+SURROGATE_HINT = "write the character itself (in YAML its \\U0001F600 escape; in JSON the escapes of both halves of its pair)"
+
+
+def test_a_lone_surrogate_is_an_error_at_its_place_not_a_traceback(tmp_path: Path) -> None:
+    """``\\ud800`` pairs with nothing: no page, CSV or feed can hold it (it was a UnicodeEncodeError)."""
+    text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "Decode \\ud800 rate"')
+    assert _check(text, tmp_path / "yaml") == report(at(2, 8, "error: title: a string holds the lone surrogate "
+                                                             "U+D800, which is not a character [text]", SURROGATE_HINT))
+    text = ARTICLE.replace('"label": "Decode at concurrency 1"', '"label": "Decode \\udc00 at concurrency 1"')
+    found = _check(text, tmp_path / "json")
+    assert "reported_results[0].label: a string holds the lone surrogate U+DC00, which is not a character [text]" \
+        in found and "Traceback" not in found
+    paired = ARTICLE.replace('"label": "Machine memory"', '"label": "\\ud83d\\ude00 Machine memory"')  # a pair in JSON is one character
+    root = write_site(tmp_path / "pair", {"guides/decode.md": paired})
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert outcome.exit_code == 0, outcome.stderr
+    assert "\U0001f600 Machine memory" in (root / "_site/guides/decode/index.json").read_text(encoding="utf-8")

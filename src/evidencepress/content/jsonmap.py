@@ -21,6 +21,7 @@ from ..core.diagnostics import Location, Problem, error
 from ..core.jsonsyntax import EXPECTING_COMMA, EXPECTING_NAME, problem_of
 from ..core.jsontext import parse_float, parse_int
 from ..core.model import Document, JsonPath, Positions, dotted
+from .surrogates import surrogate_problems
 from .syntaxhints import explain_json
 
 MAX_DEPTH = 64  # objects and arrays inside each other
@@ -148,7 +149,9 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         kind = _JSON_TYPES.get(type(value), type(value).__name__)
         return None, [error(where, f"the export must be a JSON object, got {kind}", "json",
                             hint='wrap the export in { }: {"facts": [], "reported_results": [], "conditions": {}}')]
-    return Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1))), []
+    document = Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1)))
+    refused = surrogate_problems(text, document)
+    return (None, refused) if refused else (document, [])
 
 
 def _beyond_limits(value: Any, longest_line: int) -> bool:

@@ -19,6 +19,7 @@ from yaml.constructor import ConstructorError
 
 from ..core.diagnostics import Location, Problem, error
 from ..core.model import Document, JsonPath, Positions, dotted
+from .surrogates import surrogate_problems
 from .syntaxhints import explain_yaml
 
 MAX_DEPTH = 32
@@ -164,7 +165,7 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
     """
     fast = _load_fast(text)
     if fast is not None:
-        return _document(fast[0], fast[1], file, first_line, indent)
+        return _document(text, fast[0], fast[1], file, first_line, indent)
     try:
         loader = _Loader(text)
     except yaml.reader.ReaderError as exc:
@@ -187,15 +188,18 @@ def load_yaml(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, [error(Location(file, first_line, 1), f"invalid YAML: {exc}", "yaml", hint=_HINT)]
     finally:
         loader.dispose()
-    return _document(node, value, file, first_line, indent)
+    return _document(text, node, value, file, first_line, indent)
 
 
-def _document(node: yaml.Node, value: Any, file: str, first_line: int, indent: int) -> tuple[Document, list[Problem]]:
+def _document(text: str, node: yaml.Node, value: Any, file: str, first_line: int,
+              indent: int) -> tuple[Document | None, list[Problem]]:
     keys: dict[JsonPath, tuple[int, int]] = {}
     values: dict[JsonPath, tuple[int, int]] = {}
     problems: list[Problem] = []
     _walk(node, (), keys, values, problems, file, first_line, indent)
-    return Document(value, Positions(file, keys, values)), problems
+    document = Document(value, Positions(file, keys, values))
+    refused = surrogate_problems(text, document)
+    return (None, problems + refused) if refused else (document, problems)
 
 
 def _unprintable(exc: yaml.reader.ReaderError, text: str, file: str, first_line: int, indent: int) -> Problem:

@@ -147,7 +147,7 @@ ERRORS = [
      "`/reported_results/9/value`: /reported_results has 3 entries, so no entry 9", "entries are counted from 0"),
     ("{value}`/memory_observations/peek/value`",
      "`/memory_observations/peek/value`: /memory_observations has no 'peek'", "did you mean 'peak'?"),
-    ("{ratio}`Decode at C16; Decode at C1`", "231.294 ÷ 88.697 has no exact decimal form",
+    ("{ratio}`Decode at C16; Decode at C1`", "231.294 ÷ 88.697 has no exact decimal form in 60 digits",
      "say how many decimal places to show, e.g. `; digits=2` (rounded half-up)"),
     ("{ratio}`Decode at C16; Free memory; digits=2`", "{ratio} of values in different units: 'tokens/s' and 'MiB'",
      "the site never converts units; derive from values reported in one unit"),
@@ -183,6 +183,37 @@ def test_a_reference_that_selects_nothing_is_an_error_at_its_place(tmp_path: Pat
     assert outcome.exit_code == 1
     expected = f"{at(root, role)}: error: {message} [inline-value]\n" + (f"  hint: {hint}\n" if hint else "")
     assert outcome.stderr == expected + "1 error, 0 warnings\n"
+
+
+EXTREMES = [
+    ("{ratio}`Huge; Tiny; digits=2`",
+     "the ratio, 1E+600, has too many digits to show with 2 decimal places (at most 60 digits)",
+     "derive from values of a similar size, or write the values themselves"),
+    ("{sum}`Huge; Huge; digits=2`",
+     "the sum, 2E+300, has too many digits to show with 2 decimal places (at most 60 digits)",
+     "derive from values of a similar size, or write the values themselves"),
+    ("{difference}`Huge; Tiny`", "1E+300 − 1E-300 has no exact decimal form in 60 digits",
+     "say how many decimal places to show, e.g. `; digits=2` (rounded half-up)"),
+]
+
+
+@pytest.mark.parametrize("role, message, hint", EXTREMES, ids=[e[0] for e in EXTREMES])
+def test_a_derived_value_beyond_decimals_digits_is_an_error_not_a_traceback(tmp_path: Path, role: str, message: str,
+                                                                            hint: str) -> None:
+    """Values this large or small made decimal.InvalidOperation escape as a traceback (issue 25)."""
+    root = site(tmp_path, f"Before.\n\nThe value is {role} here.", export(result("Huge", 1e300), result("Tiny", 1e-300)))
+    outcome = run(root, "check")
+    assert outcome.stderr == f"{at(root, role)}: error: {message} [inline-value]\n  hint: {hint}\n1 error, 0 warnings\n"
+
+
+def test_rounding_a_literal_longer_than_decimals_default_precision(tmp_path: Path) -> None:
+    document = export(result("Long", 1.5))
+    root = site(tmp_path, "Long {round}`Long; digits=2`.", document)
+    text = (root / FILE).read_text(encoding="utf-8").replace('"value": 1.5', '"value": 123456789012345678901234567890.125')
+    (root / FILE).write_text(text, encoding="utf-8")
+    assert run(root, "build").exit_code == 0
+    markdown = (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+    assert "Long [≈123,456,789,012,345,678,901,234,567,890.13 tokens/s]" in markdown
 
 
 def test_a_label_used_by_two_records_needs_its_record(tmp_path: Path) -> None:

@@ -138,7 +138,9 @@ def _round(spec: RoleSpec, item: Selected) -> InlineValue | RoleError:
     exponent = exact.as_tuple().exponent
     if "e" in literal.lower() or not isinstance(exponent, int) or -exponent <= digits:
         return InlineValue("value", (item,), item.display if spec.show_unit else item.bare, "")
-    rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+    with decimal.localcontext() as context:  # every digit of the literal is kept: as many as it has
+        context.prec = len(exact.as_tuple().digits) + digits + 1
+        rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
     unit = f" {item.unit}" if item.unit and spec.show_unit else ""
     places = f"{digits} decimal place" + ("" if digits == 1 else "s")
     return InlineValue("round", (item,), f"≈{grouped(_plain(rounded))}{unit}",
@@ -187,10 +189,16 @@ def _compute(operation: str, numbers: list[decimal.Decimal],
             else:
                 result = numbers[0] - numbers[1]
         except decimal.Inexact:
-            return RoleError(f"{numbers[0]} ÷ {numbers[1]} has no exact decimal form",
+            shown = _SYMBOLS[operation].join(map(str, numbers))
+            return RoleError(f"{shown} has no exact decimal form in {context.prec} digits",
                              "say how many decimal places to show, e.g. `; digits=2` (rounded half-up)")
         if digits is not None:
-            result = result.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+            try:
+                result = result.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
+            except decimal.InvalidOperation:
+                return RoleError(f"the {operation}, {result.normalize()}, has too many digits to show with {digits} decimal "
+                                 f"places (at most {context.prec} digits)",
+                                 "derive from values of a similar size, or write the values themselves")
     return result
 
 

@@ -113,6 +113,35 @@ def test_a_template_with_an_undefined_variable_is_an_error(tmp_path: Path) -> No
     assert not (root / "_site").exists()
 
 
+LOOP_HINT = "an include, extends or macro call at this line leads back to itself: break the loop"
+
+
+@pytest.mark.parametrize("template, expected", [
+    ('{% extends "base.html" %}\n{% block main %}{% include "page.html" %}{% endblock %}\n',
+     ("templates/page.html:1:1: error: template error: the template includes, extends or calls itself without end "
+     f"[template]\n  hint: {LOOP_HINT}\n")),
+    ("{% macro again() %}{{ again() }}{% endmacro %}\n{{ again() }}\n",
+     ("templates/page.html:1:1: error: template error: the template includes, extends or calls itself without end "
+     f"[template]\n  hint: {LOOP_HINT}\n")),
+    ('{% extends "base.html" %}\n{% block main %}\n{{ 1 // 0 }}{% endblock %}\n',
+     ("templates/page.html:3:1: error: template error: arithmetic in the template failed: integer division or modulo "
+     "by zero [template]\n  hint: templates show the export's values; they compute nothing from them\n")),
+    (b"<p>\n\xff\xfe</p>\n",
+     ("templates/page.html:2:1: error: template error: the template is not UTF-8 text: byte 0xff cannot be decoded "
+     "[template]\n  hint: save the template as UTF-8 text\n")),
+], ids=["includes itself", "recursive macro", "division by zero", "not UTF-8"])
+def test_a_template_that_cannot_render_is_an_error_at_its_line(tmp_path: Path, template: str | bytes,
+                                                                expected: str) -> None:
+    """These raised RecursionError, ZeroDivisionError and UnicodeDecodeError past the build (issue 25)."""
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "templates").mkdir()
+    page = root / "templates" / "page.html"
+    page.write_bytes(template) if isinstance(template, bytes) else page.write_text(template, encoding="utf-8")
+    result = run(root, "build")
+    assert result.exit_code == 1 and result.stderr.startswith(expected), result.stderr
+    assert "Traceback" not in result.stderr and not (root / "_site").exists()
+
+
 def test_a_site_schema_that_is_not_json_is_an_error(tmp_path: Path) -> None:
     root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
     (root / "schema").mkdir()

@@ -41,6 +41,7 @@ from .comparison import comparison_members
 from .data import article_csv
 from .generated_md import listing_markdown
 from .jsonld import dataset_jsonld
+from .templating import guarded_environment
 from .verification import any_checked, badges_by_pointer, envelope_members, of_entry
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[1] / "defaults" / "templates"
@@ -75,11 +76,13 @@ def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
     path, line = getattr(exc, "filename", None), getattr(exc, "lineno", None) or 0
     if path is None:  # a runtime error: Jinja points the traceback into the template
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
-        if frames:
-            path, line = frames[-1].filename, frames[-1].lineno or 0
+        own = [f for f in frames if Path(f.filename).resolve().is_relative_to((root / "templates").resolve())]
+        if frames:  # the innermost frame of the site's own templates, where the author can act
+            path, line = (own or frames)[-1].filename, (own or frames)[-1].lineno or 0
     shown = _shown_path(Path(path), root) if path else "templates/"
     return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
-                 hint="fix the template; every variable a template uses must be one the renderer passes")
+                 hint=getattr(exc, "hint", "fix the template; every variable a template uses must be one the renderer "
+                                           "passes"))
 
 
 def _shown_path(path: Path, root: Path) -> str:
@@ -106,8 +109,8 @@ def static_files(folder: Path) -> dict[str, bytes]:
 
 
 def create_environment(folder: Path) -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader([str(folder), str(DEFAULT_TEMPLATES)]),
+    env = guarded_environment(
+        [str(folder), str(DEFAULT_TEMPLATES)],
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,

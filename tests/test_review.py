@@ -324,6 +324,16 @@ def test_a_name_that_is_both_a_folder_and_a_revision_is_refused(repo: Path, tmp_
     assert diff(repo, "main^{commit}").stdout == "no changes to published data\n"
 
 
+def test_a_name_no_file_system_holds_and_the_file_system_root_are_usage_errors(repo: Path, tmp_path: Path) -> None:
+    """A 10,000-character revision raised ENAMETOOLONG; ``diff / HEAD`` walked the whole file system (issue 25)."""
+    outcome = diff(repo, "a" * 10_000)
+    assert outcome.exit_code == 2
+    assert outcome.stderr == f"error: {'a' * 80 + '…'!r} is neither a folder nor a commit of the git repository at {repo}\n"
+    outcome = diff(repo, "/", "HEAD")
+    assert outcome.exit_code == 2
+    assert outcome.stderr == "error: / is neither a site (no site.toml) nor a built site (no index.json)\n"
+
+
 def test_worktrees_are_removed_when_the_diff_is_interrupted(repo: Path, tmp_path: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     import tempfile

@@ -143,3 +143,17 @@ def test_the_chart_and_units_references() -> None:
     assert ("default (every metric no family names)\n    keys: concurrency, input_tokens, output_tokens, kv_dtype, "
             "weight_precision, engine, node_count, thinking\n") in rules
     assert "\nquality\n    metrics: accuracy, " in rules
+
+
+def test_new_refuses_a_slug_too_long_for_a_file_name_and_a_title_that_is_not_text(tmp_path: Path) -> None:
+    """A 300-character slug raised ENAMETOOLONG; an invalid UTF-8 title (surrogate-escaped by the terminal)
+    raised UnicodeEncodeError and left an empty file (issue 25)."""
+    root = site(tmp_path)
+    outcome = run("new", "guides/" + "a" * 300, "--root", str(root))
+    assert outcome.exit_code == 2
+    assert ("Invalid value for TARGET: aaaaaaaaaaaaaaaaaaaa… is 300 characters; a slug has at most 100 (it names a "
+            "folder and a URL)") in outcome.stderr
+    for title, why in (("Bad \udcff title", "the title is not UTF-8 text"), ("Two\nlines", "the title is one line")):
+        outcome = run("new", "guides/bad", "--root", str(root), "--title", title)
+        assert outcome.exit_code == 2 and f"Invalid value for --title: {why}" in outcome.stderr
+    assert not (root / "content").exists()

@@ -126,11 +126,14 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 @click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
     """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
-    from .authoring.new import article_skeleton, parse_target
+    from .authoring.new import article_skeleton, parse_target, title_problem
 
     parsed = parse_target(target)
     if isinstance(parsed, str):
         raise click.BadParameter(parsed, param_hint="TARGET")
+    unwritable = title_problem(title)
+    if unwritable is not None:
+        raise click.BadParameter(unwritable, param_hint="--title")
     if not (root / "site.toml").is_file():
         raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, or pass --root DIR")
     path = root / "content" / parsed.rel

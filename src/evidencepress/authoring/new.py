@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from ..content.read import ASSETS, SLUG
 from ..schemas.load import SchemaSet
 
+MAX_SLUG = 100  # characters of one segment: a file name stays far below the 255 bytes of most file systems
 PLACEHOLDER_REVISION = "0000000000000000000000000000000000000000"
 PLACEHOLDER_SHA256 = "0" * 64
 PLACEHOLDER_URL = f"https://github.com/example-publisher/example-benchmark/blob/{PLACEHOLDER_REVISION}/README.md"
@@ -44,7 +45,23 @@ def parse_target(text: str) -> Target | str:
                 f"guides/{_slugged(shown) or 'my-article'}")
     if segments[0] == ASSETS:
         return "content/assets/ holds static files, not articles; choose a section such as guides/"
+    long = next((s for s in segments if len(s) > MAX_SLUG), None)
+    if long is not None:
+        return f"{long[:20]}… is {len(long)} characters; a slug has at most {MAX_SLUG} (it names a folder and a URL)"
     return Target(path + ".md", segments[-1])
+
+
+def title_problem(title: str | None) -> str | None:
+    """Why ``title`` cannot be written into a page (not UTF-8 text, or more than one line), else None."""
+    if title is None:
+        return None
+    try:
+        title.encode("utf-8")
+    except UnicodeEncodeError:
+        return "the title is not UTF-8 text (a byte of the terminal's input could not be read as a character)"
+    if any(mark in title for mark in "\r\n\x0b\x0c\x85\u2028\u2029"):
+        return "the title is one line: it holds a line break"
+    return None
 
 
 def _slugged(text: str) -> str:

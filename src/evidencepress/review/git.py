@@ -36,18 +36,23 @@ class Revision:
         return f"{self.name} ({self.commit[:7]})"
 
 
+def _shown(name: str, most: int = 80) -> str:
+    """A name as a message quotes it: a 10,000-character one cut short."""
+    return repr(name if len(name) <= most else name[:most] + "…")
+
+
 def resolve(root: Path, name: str) -> Revision:
     if name.startswith("-"):
-        raise GitError(f"{name!r} is not a revision")
+        raise GitError(f"{_shown(name)} is not a revision")
     try:
         _git(root, "rev-parse", "--git-dir")
     except GitError:
-        raise GitError(f"{root} is not in a git repository, so {name!r} (not a folder) cannot be a revision; "
+        raise GitError(f"{root} is not in a git repository, so {_shown(name)} (not a folder) cannot be a revision; "
                        "give two folders, or run diff in the site's repository") from None
     try:
         commit = _git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{name}^{{commit}}")
     except GitError:
-        raise GitError(f"{name!r} is neither a folder nor a commit of the git repository at {root}") from None
+        raise GitError(f"{_shown(name)} is neither a folder nor a commit of the git repository at {root}") from None
     return Revision(name, commit)
 
 

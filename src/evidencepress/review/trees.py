@@ -86,7 +86,7 @@ class _Loader:
 
     def side(self, role: str, name: str) -> SiteSnapshot:
         folder = Path(name)
-        if folder.is_dir():
+        if _is_folder(folder):
             if not name.startswith(("/", "./", "../", "~")) and self.is_revision(name):
                 raise DiffUsageError(f"{name!r} is both a folder and a git revision: write ./{name} for the folder, "
                                      f"or {name}^{{commit}} for the revision")
@@ -134,8 +134,19 @@ class _Loader:
         return site_snapshot(label, files, {page.url for page in plan.pages}, tuple(problems))
 
 
+def _is_folder(path: Path) -> bool:
+    """False, not OSError, for a name no file system holds (a 10,000-character revision)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def built_snapshot(label: str, folder: Path) -> SiteSnapshot:
-    """A folder written by ``evidencepress build``; only page documents, their text and SVGs are read."""
+    """A folder written by ``evidencepress build``; only page documents, their text and SVGs are read
+    (and only when its top holds the site's index.json: ``diff /`` does not walk the file system)."""
+    if not (folder / "index.json").is_file():
+        raise DiffUsageError(f"{label} is neither a site (no site.toml) nor a built site (no index.json)")
     try:
         files = dict(_built_files(folder))
     except OSError as exc:

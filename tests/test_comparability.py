@@ -242,3 +242,13 @@ def test_every_panel_of_the_example_site_names_exactly_the_keys_its_results_do_n
                 unlike += bool(expected[title])
             assert _noted_keys(chart["notes"], titles) == expected, f"{page}#{fence['id']}"
     assert checked >= 60 and unlike >= 1, (checked, unlike)
+
+
+def test_a_metric_that_is_not_text_is_a_schema_error_not_a_traceback(tmp_path: Path) -> None:
+    """Found by the property test: a list as metric made the differences of a panel raise TypeError."""
+    root = two_runs(tmp_path)
+    text = (root / FILE).read_text(encoding="utf-8")
+    (root / FILE).write_text(text.replace('"metric": "decode_rate"', '"metric": ["decode_rate"]', 1), encoding="utf-8")
+    outcome = run(root, "check")
+    assert outcome.exit_code == 1 and "Traceback" not in outcome.stderr
+    assert "reported_results[0].metric: " in outcome.stderr

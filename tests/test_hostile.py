@@ -264,7 +264,7 @@ def test_an_array_beyond_the_limit_is_an_error_at_its_first_item_too_many(tmp_pa
 
 def test_a_title_beyond_the_limit_is_an_error(tmp_path: Path) -> None:
     text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "' + "T" * 301 + '"')
-    assert "title: expected a non-empty string of at most 300 characters" in _check(text, tmp_path)
+    assert "title: expected one line of at most 300 characters" in _check(text, tmp_path)
 
 
 def test_schema_and_new_report_a_broken_site_schema(tmp_path: Path) -> None:
@@ -305,3 +305,23 @@ def test_a_lone_surrogate_is_an_error_at_its_place_not_a_traceback(tmp_path: Pat
     outcome = CliRunner().invoke(main, ["build", "--root", str(root)])
     assert outcome.exit_code == 0, outcome.stderr
     assert "\U0001f600 Machine memory" in (root / "_site/guides/decode/index.json").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("escape, code", [("\\x01", "0001"), ("\\f", "000C"), ("\\v", "000B"), ("\\uFFFF", "FFFF")])
+def test_a_control_character_xml_forbids_is_an_error_at_its_place(tmp_path: Path, escape: str, code: str) -> None:
+    """A title holding U+0001 or U+FFFF made feed.xml not well-formed, exit 0 (issue 25)."""
+    text = ARTICLE.replace('title: "Decode rate on one Spark"', f'title: "Decode {escape} rate"')
+    assert _check(text, tmp_path) == report(at(2, 8, f"error: title: a string holds the control character U+{code} "
+                                                     "[text]", "delete the invisible character: pages, charts and "
+                                                     "feeds cannot hold it"))
+
+
+@pytest.mark.parametrize("field, old, message", [
+    ("title", 'title: "Decode rate on one Spark"', "expected one line of at most 300 characters"),
+    ("summary", 'summary: "One reported', "expected one line of at most 1,000 characters"),
+])
+def test_a_line_break_in_a_one_line_field_is_an_error(tmp_path: Path, field: str, old: str, message: str) -> None:
+    """A newline in a title injected a `## Fake section` and a live link into index.md and llms.txt (issue 25)."""
+    text = ARTICLE.replace(old, old.replace(': "', ': "Fake\\n## Fake section\\n', 1), 1)
+    found = _check(text, tmp_path)
+    assert f"error: {field}: {message}, got \"Fake\\n## Fake section" in found and "Traceback" not in found

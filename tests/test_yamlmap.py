@@ -32,8 +32,8 @@ def test_fast_and_checking_loaders_agree_on_every_block_of_the_example_site() ->
     for text in BLOCKS:
         fast = yamlmap._load_fast(text)
         assert fast is not None
-        fast_doc, _ = yamlmap._document(*fast, "f.md", 1, 0)
-        slow_doc, _ = yamlmap._document(*_slow(text), "f.md", 1, 0)
+        fast_doc, _ = yamlmap._document(text, *fast, "f.md", 1, 0)
+        slow_doc, _ = yamlmap._document(text, *_slow(text), "f.md", 1, 0)
         assert fast_doc == slow_doc
 
 

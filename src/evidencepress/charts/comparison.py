@@ -41,7 +41,7 @@ def panel_differences(panel: PanelSpec, items: Sequence[Selected], points: Seque
             entries.setdefault(index, (_shown(point), results[index]))
     varying = {field.removeprefix(CONDITIONS) for field in (panel.x, panel.series)
                if field and field.startswith(CONDITIONS)}
-    metrics = dict.fromkeys(result.get("metric") for _, result in entries.values())
+    metrics = dict.fromkeys(m if isinstance(m := result.get("metric"), str) else None for _, result in entries.values())
     keys = dict.fromkeys(key for metric in metrics for key in rules.keys_of(metric) if key not in varying)
     return differences(list(entries.values()), keys)
 

@@ -21,7 +21,7 @@ from ..core.diagnostics import Location, Problem, error
 from ..core.jsonsyntax import EXPECTING_COMMA, EXPECTING_NAME, problem_of
 from ..core.jsontext import parse_float, parse_int
 from ..core.model import Document, JsonPath, Positions, dotted
-from .surrogates import surrogate_problems
+from .characters import character_problems
 from .syntaxhints import explain_json
 
 MAX_DEPTH = 64  # objects and arrays inside each other
@@ -150,7 +150,7 @@ def load_json(text: str, file: str, first_line: int, indent: int = 0) -> tuple[D
         return None, [error(where, f"the export must be a JSON object, got {kind}", "json",
                             hint='wrap the export in { }: {"facts": [], "reported_results": [], "conditions": {}}')]
     document = Document(value, Positions(file, _LazySpots(scan, 0), _LazySpots(scan, 1)))
-    refused = surrogate_problems(text, document)
+    refused = character_problems(text, document)
     return (None, refused) if refused else (document, [])
 
 

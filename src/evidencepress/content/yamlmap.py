@@ -19,7 +19,7 @@ from yaml.constructor import ConstructorError
 
 from ..core.diagnostics import Location, Problem, error
 from ..core.model import Document, JsonPath, Positions, dotted
-from .surrogates import surrogate_problems
+from .characters import character_problems
 from .syntaxhints import explain_yaml
 
 MAX_DEPTH = 32
@@ -198,7 +198,7 @@ def _document(text: str, node: yaml.Node, value: Any, file: str, first_line: int
     problems: list[Problem] = []
     _walk(node, (), keys, values, problems, file, first_line, indent)
     document = Document(value, Positions(file, keys, values))
-    refused = surrogate_problems(text, document)
+    refused = character_problems(text, document)
     return (None, problems + refused) if refused else (document, problems)
 
 

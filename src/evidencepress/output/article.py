@@ -77,8 +77,11 @@ def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
     if path is None:  # a runtime error: Jinja points the traceback into the template
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith((".html", ".xml", ".txt"))]
         own = [f for f in frames if Path(f.filename).resolve().is_relative_to((root / "templates").resolve())]
-        if frames:  # the innermost frame of the site's own templates, where the author can act
-            path, line = (own or frames)[-1].filename, (own or frames)[-1].lineno or 0
+        if frames:  # the innermost frame of the site's own templates, where the author can act; of a loop
+            # (where the stack ran out is chance), its first line
+            chosen = min(own or frames, key=lambda f: (f.filename, f.lineno or 0)) if getattr(exc, "loop", False) \
+                else (own or frames)[-1]
+            path, line = chosen.filename, chosen.lineno or 0
     shown = _shown_path(Path(path), root) if path else "templates/"
     return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
                  hint=getattr(exc, "hint", "fix the template; every variable a template uses must be one the renderer "

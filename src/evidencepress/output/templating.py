@@ -22,8 +22,10 @@ class GuardedTemplate(jinja2.Template):
         try:
             return super().render(*args, **kwargs)
         except RecursionError as exc:
-            raise _runtime("the template includes, extends or calls itself without end", exc,
-                           "an include, extends or macro call at this line leads back to itself: break the loop") from None
+            failure = _runtime("the template includes, extends or calls itself without end", exc,
+                               "an include, extends or macro call at this line leads back to itself: break the loop")
+            failure.loop = True  # type: ignore[attr-defined]  # the line is the loop's first, not where it ran out
+            raise failure from None
         except ArithmeticError as exc:
             raise _runtime(f"arithmetic in the template failed: {exc}", exc,
                            "templates show the export's values; they compute nothing from them") from None

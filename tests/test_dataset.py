@@ -150,3 +150,22 @@ def test_the_site_csv_is_the_rows_of_the_articles_csvs_in_page_order(tmp_path: P
     # exports/ is the content's snapshot: the verification states (from the vault) are left out
     assert (root / "exports/results.csv").read_bytes() == expected().replace(b",source-missing\r\n", b"\r\n").replace(
         b",verification\r\n", b"\r\n", 1)
+
+
+def test_a_text_cell_a_spreadsheet_would_evaluate_is_neutralised_in_every_csv(tmp_path: Path) -> None:
+    """CSV injection (OWASP): a label or condition starting with =, +, -, @ reached every CSV unchanged
+    (issue 25). It gets a leading apostrophe in CSV; a negative number stays a number; JSON keeps it all."""
+    from sitekit import CHART, article, make_site
+
+    hostile = result('=HYPERLINK("http://x.example/","click")', -0.5)
+    hostile["conditions"] = {**hostile["conditions"], "model": "@SUM(1+1)", "system": "+1 x DGX Spark"}
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Text.\n" + CHART, export(hostile, result("B", 2.0)))})
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    for name in ("_site/data/results.csv", "_site/guides/a/index.csv", "exports/results.csv", "_site/guides/a/decode.csv"):
+        rows = list(csv.DictReader(io.StringIO((root / name).read_text(encoding="utf-8"))))
+        first = rows[0]
+        assert first["label"] == '\'=HYPERLINK("http://x.example/","click")' and first["value"] == "-0.5", name
+        if "conditions.model" in first:
+            assert first["conditions.model"] == "'@SUM(1+1)" and first["conditions.system"] == "'+1 x DGX Spark"
+    row = json.loads((root / "_site/data/results.json").read_bytes())["results"][0]
+    assert row["label"].startswith("=HYPERLINK") and row["conditions.model"] == "@SUM(1+1)" and row["value"] == -0.5

@@ -20,6 +20,7 @@ import enum
 import functools
 import io
 import itertools
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -309,8 +310,21 @@ def csv_text(rows: list[list[str]]) -> bytes:
 
 def _csv_lines(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
+    csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(
+        [[_inert(cell) for cell in row] for row in rows])
     return buffer.getvalue()
+
+
+FORMULA_STARTS = "=+-@\t\r"  # what makes a spreadsheet read a cell as a formula (OWASP, CSV injection)
+_NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+
+
+def _inert(cell: str) -> str:
+    """A text cell a spreadsheet would evaluate, with a leading apostrophe (OWASP's advice); a number
+    (-0.5) is left as it is. The JSON files keep every literal."""
+    if cell and cell[0] in FORMULA_STARTS and not _NUMBER.fullmatch(cell):
+        return "'" + cell
+    return cell
 
 
 def csv_cell(value: Any) -> str:

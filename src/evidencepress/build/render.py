@@ -37,6 +37,7 @@ from ..output.article import (
 )
 from ..output.data import data_files
 from ..output.feeds import feed_files
+from ..output.gaps import gap_files
 from ..output.generated import (
     PAGEFIND_FOLDER,
     render_community,
@@ -114,7 +115,7 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
 
 def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink) -> None:
     """Listings, the pages of /community/, /explore/ and /schema/, 404, the data files, feeds,
-    copied files."""
+    /changes/ and /history/, /gaps/, copied files."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
         _put(files, None, listing.url, render_listing(env, listing, ctx))
@@ -127,6 +128,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
         files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
+    _put(files, None, "/", gap_files(env, ctx))
     _put(files, None, "/", {asset.rel: asset.data for asset in plan.assets})
     _put(files, None, "/", {item.rel: item.data for item in plan.static})
     _put(files, None, "/", {MARKER: MARKER_TEXT})

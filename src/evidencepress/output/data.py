@@ -21,6 +21,7 @@ from ..checks.page import Page
 from ..core import jsontext
 from ..schemas.load import SchemaSet
 from ..site.dataset import ResultTable, batches, csv_chunks, json_rows, page_csv
+from ..site.gaps import GAPS_FILE
 from ..site.index import DATA_URL, SiteIndex
 from ..site.tableschema import result_fields
 from .datapackage import PACKAGE_FILE, TABLE_SCHEMA_FILE, Measured, datapackage, table_schema
@@ -114,7 +115,7 @@ def catalog_document(index: SiteIndex, config: SiteConfig) -> dict[str, Any]:
     return {
         "site": {"title": config.title, "description": config.description, "base_url": config.base_url,
                  "language": config.language, "license": _license(config)},
-        "data": {name: DATA_URL + name for name in ("results.json", "results.csv", PACKAGE_FILE)},
+        "data": {name: DATA_URL + name for name in ("results.json", "results.csv", PACKAGE_FILE, GAPS_FILE)},
         "pages": pages,
     }
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from ..checks.config import SiteConfig
 from ..core.urls import absolute
+from ..site.gaps import GAPS_FILE, GAPS_TITLE, GAPS_URL
 from ..site.history import CHANGES_FEED, CHANGES_TITLE, CHANGES_URL
 from ..site.index import COMMUNITY_URL, DATA_URL, SCHEMA_URL, SEARCH_URL, CatalogEntry, SiteIndex
 from .citation import citation_cff
@@ -134,6 +135,9 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
         f"[Atom feed]({absolute(base, '/feed.xml')}): articles, most recently updated first",
         (f"[{CHANGES_TITLE}]({absolute(base, CHANGES_URL + 'index.md')}): every change to the published data, "
          f"from the site's history, newest first (Atom: {absolute(base, '/' + CHANGES_FEED)})"),
+        (f"[{GAPS_TITLE}]({absolute(base, GAPS_URL + 'index.md')}): per recommended condition, how many results "
+         f"report it, write null or leave it out, and which unreported conditions block the most comparisons "
+         f"(JSON: {absolute(base, DATA_URL + GAPS_FILE)})"),
     ]))
     return "\n\n".join(parts) + "\n"
 

@@ -19,6 +19,7 @@ from markupsafe import Markup
 from ..checks.sources import ResultState
 from ..core.export import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
+from ..site.gaps import GAPS_TITLE, GAPS_URL, Unknowns, unknowns_of
 from ..site.index import (
     COMMUNITY_SUMMARY,
     COMMUNITY_TITLE,
@@ -47,15 +48,27 @@ PAGEFIND_FOLDER = "pagefind/"
 def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
     views = anchored(tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url))) for c in record.citations))
     prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
+    unknown = unknown_lines(unknowns_of(record.results, ctx.conditions))
     html = env.get_template("record.html").render(
-        **page_context(ctx, record.url), record=record, citations=views, prose=prose,
-        community_url=COMMUNITY_URL, explore_url=EXPLORE_URL,
+        **page_context(ctx, record.url), record=record, citations=views, prose=prose, unknown=unknown,
+        community_url=COMMUNITY_URL, explore_url=EXPLORE_URL, gaps_url=GAPS_URL,
     )
     return {
         "index.html": html.encode("utf-8"),
         "index.json": record_json(record, ctx),
-        "index.md": record_markdown(record, views).encode("utf-8"),
+        "index.md": record_markdown(record, views, unknown).encode("utf-8"),
     }
+
+
+def unknown_lines(unknowns: Unknowns) -> tuple[str, ...]:
+    """A record page's lines: the core conditions null in every one of its results, then those
+    none of them carries (none when there are none)."""
+    lines = []
+    if unknowns.not_reported:
+        lines.append("Not reported by this source: " + ", ".join(unknowns.not_reported) + ".")
+    if unknowns.not_considered:
+        lines.append("Not considered: " + ", ".join(unknowns.not_considered) + ".")
+    return tuple(lines)
 
 
 def record_json(record: Record, ctx: SiteContext) -> bytes:
@@ -124,7 +137,7 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
     totals = ctx.index.totals
     html = env.get_template("explore.html").render(
         **page_context(ctx, EXPLORE_URL), title=EXPLORE_TITLE, summary=EXPLORE_SUMMARY, totals=totals,
-        data_url=DATA_URL,
+        data_url=DATA_URL, gaps_url=GAPS_URL,
     )
     envelope = generated_envelope(ctx, EXPLORE_URL, EXPLORE_TITLE, None)
     downloads = [(name, DATA_URL + name, note) for name, note in (
@@ -133,6 +146,8 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
         ("results.json", ("the same rows as JSON, null where not reported, a condition the result does not "
                           "carry left out")),
         ("datapackage.json", "the tables as a Frictionless Data Package: column types, sizes, hashes"),
+        ("gaps.json", ("per recommended condition, how many results report it, write null or leave it out, "
+                      f"and which unreported conditions block comparisons (as a page: [{GAPS_TITLE}]({GAPS_URL}))")),
         ("catalog.json", "every page with its HTML, JSON and Markdown URLs"),
     )]
     envelope["data"] = [absolute(ctx.config.base_url, url) for _, url, _ in downloads]

@@ -43,7 +43,8 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def record_markdown(record: Record, citations: Sequence[CitationView]) -> str:
+def record_markdown(record: Record, citations: Sequence[CitationView], unknown: Sequence[str] = ()) -> str:
+    """A record's index.md; ``unknown``: its lines on the conditions none of its results knows."""
     parts = [f"# {record.title}"]
     if record.summary:
         parts.append(f"> {record.summary}")
@@ -52,6 +53,7 @@ def record_markdown(record: Record, citations: Sequence[CitationView]) -> str:
     parts.append(f"Source record `{record.id}`: {_count(len(record.results), 'reported result')} "
                  f"cited by {_count(len(record.citations), 'article')}. Values are written as the sources report "
                  "them; `not reported` marks a condition the source does not give.")
+    parts += unknown
     for view in citations:
         parts.append(f"## From [{view.page.front.title}]({view.page.url})")
         if view.shared:

@@ -20,6 +20,7 @@ from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..checks.recordprose import PROSE_FOLDER, RecordProse, record_url
 from .dataset import ResultTable, TableSpec, row_values, table_of, unverified_csv
+from .gaps import GAPS_FILE, GAPS_SUMMARY, GAPS_TITLE, GAPS_URL, GapCensus, gap_census
 from .history import CHANGES_FEED, CHANGES_SUMMARY, CHANGES_TITLE, CHANGES_URL
 from .records import CitedRecord, Record, build_records, cited_records, facets, results_of
 
@@ -29,7 +30,8 @@ EXPLORE_URL = "/explore/"
 SEARCH_URL = "/search/"
 SCHEMA_URL = "/schema/"
 DATA_URL = "/data/"
-DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json", "tableschema.json", "datapackage.json")
+DATA_FILES = ("results.json", "results.csv", "results.js", "catalog.json", "tableschema.json", "datapackage.json",
+              GAPS_FILE)
 ROOT_FILES = ("sitemap.xml", "feed.xml", "robots.txt", "llms.txt", "CITATION.cff", "404.html")
 PAGE_FILES = ("index.html", "index.json", "index.md")
 
@@ -135,6 +137,7 @@ class SiteIndex:
     results: ResultTable
     catalog: tuple[CatalogEntry, ...]
     totals: Figures
+    gaps: GapCensus  # the conditions the results leave unknown, and what that keeps from comparing
 
     def entry(self, url: str) -> Entry:
         return self._by_url[url]
@@ -201,7 +204,8 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)
-    return SiteIndex(entries, listings, records, table, catalog, totals)
+    gaps = gap_census([result for page in pages for result in results_of(page)], spec.conditions, spec.rules)
+    return SiteIndex(entries, listings, records, table, catalog, totals, gaps)
 
 
 def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:
@@ -256,6 +260,7 @@ def _catalog(entries: tuple[Entry, ...], listings: tuple[Listing, ...],
         CatalogEntry("tool", SCHEMA_TITLE, SCHEMA_SUMMARY, SCHEMA_URL, "", None, None),
         CatalogEntry("tool", SEARCH_TITLE, SEARCH_SUMMARY, SEARCH_URL, "", None, None),
         CatalogEntry("tool", CHANGES_TITLE, CHANGES_SUMMARY, CHANGES_URL, "", None, None),
+        CatalogEntry("tool", GAPS_TITLE, GAPS_SUMMARY, GAPS_URL, "", with_results or newest, None),
     ]
     return tuple(rows)
 
@@ -270,7 +275,7 @@ def generated_paths(index: SiteIndex, pages: Sequence[Page], history: Iterable[s
     """Every site path of a generated page or file (link checking, collisions); ``history``: the site
     paths of the copies of earlier published versions (/history/…)."""
     folders = [listing.url for listing in index.listings] + [COMMUNITY_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL,
-                                                             CHANGES_URL]
+                                                             CHANGES_URL, GAPS_URL]
     folders += [record.url for record in index.records]
     paths = {folder + name for folder in folders for name in PAGE_FILES} | set(folders)
     paths |= {DATA_URL + name for name in DATA_FILES}

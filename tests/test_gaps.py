@@ -182,6 +182,8 @@ def test_gaps_is_in_the_catalog_the_sitemap_llms_txt_and_the_explorer(site: Path
     assert "https://example.org/sub/data/gaps.json" in llms
     assert 'href="../gaps/"' in (site / "explore/index.html").read_text(encoding="utf-8")
     assert "[gaps.json](/data/gaps.json)" in (site / "explore/index.md").read_text(encoding="utf-8")
+    package = json.loads((site / "data/datapackage.json").read_bytes())
+    assert "`not considered`" in package["resources"][0]["description"]
 
 
 def test_the_census_bytes_are_the_same_from_build_to_build(site: Path, tmp_path: Path) -> None:

@@ -102,6 +102,17 @@ VERIFICATION_NOTE = (
 )
 
 
+COMPARISON_NOTE = (
+    "Two results may be compared only when they share a `comparison_key` (a column of the CSV and JSON "
+    "tables, and `page.comparison` in index.json with the key conditions a result leaves `unknown`): the "
+    "same metric and equal, known values of the conditions /schema/comparability.json names for it. A null "
+    "key compares with nothing. A chart panel that puts unlike results side by side says so under it "
+    "(`Not like with like — …`, also in the chart's `<id>.json` notes). In the CSV files a text cell that "
+    "starts with =, +, -, @, a tab or a carriage return is written with a leading apostrophe, so that no "
+    "spreadsheet runs it as a formula; the JSON files keep every value as written."
+)
+
+
 def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
     """The llms.txt convention: a title, a one-line summary, notes, then link lists by section."""
     base = config.base_url
@@ -117,6 +128,7 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
         f"every page with its URLs: {absolute(base, DATA_URL + 'catalog.json')}."
     )
     parts.append(VERIFICATION_NOTE)
+    parts.append(COMPARISON_NOTE)
     for listing in index.listings[1:]:
         parts.append(f"## {listing.heading}")
         parts.append(_links([_catalog_line(e, base) for e in _by_url(index, [x.page.url for x in listing.entries])]))

@@ -311,7 +311,7 @@ def csv_text(rows: list[list[str]]) -> bytes:
 def _csv_lines(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(
-        [[_inert(cell) for cell in row] for row in rows])
+        [[inert_cell(cell) for cell in row] for row in rows])
     return buffer.getvalue()
 
 
@@ -319,7 +319,7 @@ FORMULA_STARTS = "=+-@\t\r"  # what makes a spreadsheet read a cell as a formula
 _NUMBER = re.compile(r"-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 
 
-def _inert(cell: str) -> str:
+def inert_cell(cell: str) -> str:
     """A text cell a spreadsheet would evaluate, with a leading apostrophe (OWASP's advice); a number
     (-0.5) is left as it is. The JSON files keep every literal."""
     if cell and cell[0] in FORMULA_STARTS and not _NUMBER.fullmatch(cell):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ from jsonschema import Draft202012Validator, FormatChecker, validators
 from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 from evidencepress.cli import main
-from evidencepress.schemas.load import ECMA_KEYWORDS, load_schemas, schema_folder
+from evidencepress.schemas.comparability import comparable, comparison_key, unknown_keys
+from evidencepress.schemas.load import DEFAULT_FOLDER, ECMA_KEYWORDS, load_schemas, schema_folder
 
 ARTICLE_WITH_CHART = ARTICLE.replace("The export below holds the value and its conditions.\n", CHART)
 assert ARTICLE_WITH_CHART != ARTICLE
@@ -281,3 +283,107 @@ def test_quick_check_and_its_shortcuts_agree_with_jsonschema(instance: Any) -> N
 @pytest.mark.parametrize("name", sorted(SCHEMAS.validators))
 def test_every_published_schema_has_a_quick_check(name: str) -> None:
     assert callable(SCHEMAS.validator(name).quick)
+
+
+# --- the comparison key says what the comparability contract says (issue 24) -------------------
+
+RULES = load_schemas(DEFAULT_FOLDER).comparability
+CONDITION_KEYS = (*RULES.every_key, "model", "system")  # every key condition, and two that are none
+METRICS = ("decode_rate", "ttft", "accuracy", "perplexity", "peak_memory", "artifact_size", "a_metric_of_no_family")
+# Values that are and are not the same JSON value: 8192 and 8192.0 are, true and 1 are not, 10**30 and
+# 10**30 + 1 are not (nor two 400-digit integers one apart), "1" is a string.
+SAMPLE_VALUES = (0, 1, 1.0, -0.0, 8192, 8192.0, 8192.5, True, False, "1", "bf16", "fp8", "", 1e21, 10**21,
+                 10**30, 10**30 + 1, 10**400, 10**400 + 1, 0.1, [1, "a"], [1.0, "a"], {"a": 1}, {"a": True})
+known_values = st.sampled_from(SAMPLE_VALUES) | st.integers(-10**6, 10**6) | st.integers(10**27, 10**40) \
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4)
+condition_values = known_values | st.none()
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """The contract's equality, written out: the same JSON value, numbers by their exact decimal value
+    (as JSON writes them), a boolean never a number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return Decimal(repr(a) if isinstance(a, float) else int.__repr__(a)) == Decimal(
+            repr(b) if isinstance(b, float) else int.__repr__(b))
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _compare_by_hand(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    if not isinstance(a["metric"], str) or a["metric"] != b["metric"]:
+        return False
+    for key in RULES.keys_of(a["metric"]):
+        left, right = a["conditions"].get(key), b["conditions"].get(key)
+        if left is None or right is None or not _same_value(left, right):  # null and absent: unknown
+            return False
+    return True
+
+
+@st.composite
+def condition_map(draw: st.DrawFn) -> dict[str, Any]:
+    keys = draw(st.lists(st.sampled_from(CONDITION_KEYS), unique=True))
+    return {key: draw(condition_values) for key in keys}
+
+
+def _alike(value: Any) -> Any:
+    """The same JSON value written otherwise, where there is another way (8192 -> 8192.0)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    if isinstance(value, int) and abs(value) < 2**53:
+        return float(value)
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2**53 else value
+
+
+@st.composite
+def result_pair(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Two results, the second mostly the first with a few conditions dropped, nulled, rewritten as
+    an equal number, made one more or replaced: equal keys are common, not a coincidence."""
+    metric = draw(st.sampled_from(METRICS) | st.sampled_from([None, 5]))
+    first = {key: draw(known_values if draw(st.integers(0, 9)) > 0 else condition_values)
+             for key in RULES.keys_of(metric) if draw(st.integers(0, 19)) > 0}
+    first.update(draw(condition_map()) if draw(st.booleans()) else {})
+    second = dict(first)
+    for key in draw(st.lists(st.sampled_from(RULES.keys_of(metric)) | st.sampled_from(CONDITION_KEYS), max_size=2)):
+        change = draw(st.sampled_from(["drop", "null", "alike", "next", "replace"]))
+        value = second.get(key, draw(condition_values))
+        if change == "drop":
+            second.pop(key, None)
+        elif change == "null":
+            second[key] = None
+        elif change == "alike":
+            second[key] = _alike(value)
+        elif change == "next":  # a number one more: another value, however many digits it has
+            second[key] = value + 1 if isinstance(value, int) and not isinstance(value, bool) else value
+        else:
+            second[key] = draw(condition_values)
+    other = draw(st.sampled_from(METRICS)) if draw(st.integers(0, 5)) == 0 else metric
+    return {"metric": metric, "conditions": first}, {"metric": other, "conditions": second}
+
+
+@settings(max_examples=1500, deadline=None)
+@given(pair=result_pair())
+def test_equal_comparison_keys_are_exactly_comparable_results(pair: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    a, b = pair
+    key_a, key_b = comparison_key(a, RULES), comparison_key(b, RULES)
+    by_hand = _compare_by_hand(a, b)
+    assert comparable(a, b, RULES) == comparable(b, a, RULES) == by_hand
+    assert (key_a == key_b and key_a is not None) == by_hand
+    assert (key_a is None) == bool(unknown_keys(a, RULES)) or not isinstance(a["metric"], str)
+
+
+def test_the_comparison_key_knows_the_examples_of_the_contract() -> None:
+    base = {"metric": "decode_rate", "conditions": {key: 1 for key in RULES.keys_of("decode_rate")}}
+    def changed(**conditions: Any) -> dict[str, Any]:
+        return {"metric": "decode_rate", "conditions": {**base["conditions"], **conditions}}
+    assert comparison_key(changed(input_tokens=8192), RULES) == comparison_key(changed(input_tokens=8192.0), RULES)
+    assert comparison_key(changed(thinking=True), RULES) != comparison_key(changed(thinking=1), RULES)
+    assert comparison_key(changed(input_tokens=10**30), RULES) != comparison_key(changed(input_tokens=10**30 + 1), RULES)
+    assert comparison_key(changed(kv_dtype=None), RULES) is None
+    assert comparison_key({"metric": "decode_rate", "conditions": {}}, RULES) is None
+    assert not comparable(changed(kv_dtype=None), changed(kv_dtype=None), RULES)  # null equals nothing
+    assert comparison_key(base, RULES) != comparison_key(dict(base, metric="ttft"), RULES)

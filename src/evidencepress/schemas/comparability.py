@@ -25,6 +25,8 @@ from ..core.numbers import grouped
 FILE = "comparability.json"
 NOT_REPORTED = "not reported"  # null
 NOT_CONSIDERED = "not considered"  # the key is absent
+# normalize() rounds to its context's precision (28 digits by default): this one keeps every digit
+EXACT = decimal.Context(prec=decimal.MAX_PREC, Emax=decimal.MAX_EMAX, Emin=decimal.MIN_EMIN)
 
 
 @dataclass(frozen=True)
@@ -119,7 +121,7 @@ def canonical(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, (int, float)):
-        number = decimal.Decimal(jsontext.number_text(value)).normalize()
+        number = decimal.Decimal(jsontext.number_text(value)).normalize(EXACT)
         return "0" if number.is_zero() else str(number)
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)

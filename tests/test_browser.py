@@ -16,6 +16,7 @@ EVIDENCEPRESS_REQUIRE_BROWSER=1 (set by .ci/run) that is a failure instead.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
@@ -189,7 +190,7 @@ def test_explorer_filters_sorts_and_keeps_its_state_in_the_address(visit: Visit,
     assert 0 < narrowed < filtered
     page.click("th[data-column='value'] button")
     assert page.get_attribute("th[data-column='value']", "aria-sort") == "descending"
-    values = [float(v) for v in page.locator("#explore-table tbody td.num:nth-child(2)").all_inner_texts()]
+    values = [float(v) for v in page.locator("#explore-table tbody td.num:nth-child(3)").all_inner_texts()]
     assert values == sorted(values, reverse=True)
     shared = page.url
     again = visit.open(shared)
@@ -374,3 +375,120 @@ def test_search_filters_and_results_show_content_as_text(visit: Visit, hostile_s
     assert title == "Decode <img src=z onerror=alert('title')>"
     page.goto(hostile_server + "guides/a/", wait_until="networkidle")
     assert dialogs == []
+
+
+# --- the explorer compares like with like (issue 24) ---------------------------------------------
+
+COMPARABLE_RUNS = ("Run A", "Run B")  # every condition alike: one comparison key
+ROW = "#explore-table tbody tr:not(.group-head)"
+
+
+@pytest.fixture(scope="module")
+def comparable_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str | None]]]:
+    """Five results of two articles, served under /site/: two alike, one on another kv_dtype, one
+    that does not report input_tokens (no key), one of another metric; and each label's key."""
+    from sitekit import article, export, make_site, result
+
+    def changed(label: str, value: float, **conditions: Any) -> dict[str, Any]:
+        entry = result(label, value)
+        entry["conditions"] = dict(entry["conditions"], **conditions)
+        return entry
+
+    root = tmp_path_factory.mktemp("comparable") / "site"
+    first = export(result("Run A", 40.5), changed("Run C fp8", 47.0, kv_dtype="fp8"),
+                   changed("Run D no input", 52.0, input_tokens=None))
+    second = export(result("Run B", 44.5), result("Prefill A", 900.0, metric="prefill_rate"))
+    make_site(root, {"guides/a.md": article("First runs", "Text.", first),
+                     "guides/b.md": article("Second runs", "Text.", second)})
+    out = root.parent / "public"
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out)])
+    assert outcome.exit_code == 0, outcome.output
+    rows = json.loads((out / "data/results.json").read_text())["results"]
+    keys = {row["label"]: row["comparison_key"] for row in rows}
+    assert keys["Run A"] == keys["Run B"] is not None and keys["Run D no input"] is None
+    assert len(set(keys.values())) == 4
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(out)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}explore/", keys
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _labels(page: Any) -> list[str]:
+    return page.locator(f"{ROW} th[scope='row']").all_inner_texts()
+
+
+def test_comparable_to_this_row_shows_exactly_the_rows_of_its_key(
+        visit: Visit, comparable_site: tuple[str, dict[str, str | None]]) -> None:
+    url, keys = comparable_site
+    page = visit.open(url + "?q=40.5")
+    assert _labels(page) == ["Run A"]
+    page.get_by_role("link", name="Comparable to this row: Run A (2 results)").click()
+    assert sorted(_labels(page)) == sorted(label for label, key in keys.items() if key == keys["Run A"])
+    assert sorted(_labels(page)) == list(COMPARABLE_RUNS)
+    notice = page.locator("#explore-like")
+    assert notice.is_visible() and notice.evaluate("e => e === document.activeElement")
+    assert page.locator("#explore-like-text").inner_text() == "Comparable to Run A (decode_rate): 2 results"
+    assert f"comparable={keys['Run A']}" in page.url and "q=" not in page.url
+    assert page.input_value("#filter-q") == ""  # the other filters are cleared; Back brings them back
+    shared = page.url
+    page.go_back()
+    page.wait_for_function("document.getElementById('explore-like').hidden")
+    assert _labels(page) == ["Run A"] and page.input_value("#filter-q") == "40.5"
+    # by keyboard: a key of its own compares the row with itself; Remove filter goes back to the row
+    page.get_by_role("button", name="Clear filters").click()
+    page.wait_for_function(f"document.querySelectorAll({ROW!r}).length === 5")
+    page.get_by_role("link", name="Comparable to this row: Run C fp8 (1 result)").focus()
+    page.keyboard.press("Enter")
+    assert _labels(page) == ["Run C fp8"]
+    page.get_by_role("button", name="Remove the filter: comparable to Run C fp8").click()
+    page.wait_for_function("document.getElementById('explore-like').hidden")
+    assert len(_labels(page)) == 5
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
+        "Comparable to this row: Run C fp8 (1 result)"
+    again = visit.open(shared)  # the address keeps the view
+    assert sorted(_labels(again)) == list(COMPARABLE_RUNS)
+    assert again.locator("#explore-like-text").inner_text() == "Comparable to Run A (decode_rate): 2 results"
+    assert visit.problems == []
+
+
+def test_a_row_without_a_key_has_no_active_control_and_says_why(
+        visit: Visit, comparable_site: tuple[str, dict[str, str | None]]) -> None:
+    url, _ = comparable_site
+    page = visit.open(url)
+    cell = page.locator(ROW, has_text="Run D no input").locator("td.compare-cell")
+    why = "Not comparable: a key condition is not reported (input_tokens)"
+    assert cell.locator("a, button, input").count() == 0  # nothing to press
+    note = cell.get_by_role("note", name="Comparable to this row: Run D no input. " + why)
+    assert note.inner_text() == "none"
+    note.click()
+    assert len(_labels(page)) == 5 and "comparable=" not in page.url
+    note.focus()  # the explanation shows on keyboard focus (and hover), not only to screen readers
+    assert page.evaluate("getComputedStyle(document.activeElement, '::after').content") == f'"{why}"'
+    assert visit.problems == []
+
+
+def test_grouping_by_comparison_key_puts_equal_keys_together_and_the_rest_last(
+        visit: Visit, comparable_site: tuple[str, dict[str, str | None]]) -> None:
+    url, keys = comparable_site
+    page = visit.open(url)
+    page.check("#explore-group")
+    assert "group=1" in page.url
+    page.click("th[data-column='value'] button")  # descending: sorted inside each group
+    groups = page.locator("#explore-table tbody.group")
+    found = [(body.locator("tr.group-head").inner_text(), body.locator("tr:not(.group-head) th").all_inner_texts())
+             for body in groups.all()]
+    assert [labels for _, labels in found] == [["Prefill A"], ["Run C fp8"], ["Run B", "Run A"], ["Run D no input"]]
+    for _, labels in found[:-1]:
+        assert len({keys[label] for label in labels}) == 1 and keys[labels[0]] is not None
+    assert found[-1][0] == "Not comparable (a key condition unknown) 1 result"
+    assert found[2][0].startswith("decode_rate concurrency: 1 \u00b7 input_tokens: 128") and found[2][0].endswith("2 results")
+    # groups are in the order of their first row under the sort; filters keep working inside them
+    page.select_option("#filter-metric", "decode_rate")
+    assert [body.locator("tr:not(.group-head) th").all_inner_texts() for body in groups.all()] == [
+        ["Run C fp8"], ["Run B", "Run A"], ["Run D no input"]]
+    again = visit.open(page.url)
+    assert again.is_checked("#explore-group") and again.locator("#explore-table tbody.group").count() == 3
+    again.uncheck("#explore-group")
+    assert again.locator("#explore-table tbody").count() == 1 and len(_labels(again)) == 4
+    assert visit.problems == []

@@ -19,6 +19,7 @@ from ..charts import ChartPlan
 from ..checks.config import SiteConfig
 from ..checks.page import Page
 from ..core import jsontext
+from ..schemas.comparability import Rules
 from ..schemas.load import SchemaSet
 from ..site.dataset import ResultTable, batches, csv_chunks, json_rows, page_csv
 from ..site.gaps import GAPS_FILE
@@ -44,7 +45,7 @@ def data_files(index: SiteIndex, config: SiteConfig, schemas: SchemaSet) -> Iter
     json_file, csv_file = Measured(results_json(index.results)), Measured(csv_chunks(index.results))
     yield "results.json", iter(json_file)
     yield "results.csv", iter(csv_file)
-    yield "results.js", results_script(index)
+    yield "results.js", results_script(index, schemas.comparability)
     yield "catalog.json", iter([_json_file(catalog_document(index, config))])
     yield TABLE_SCHEMA_FILE, iter([_json_file(table_schema(result_fields(schemas, index.results.columns)))])
     yield PACKAGE_FILE, _package(index, config, csv_file, json_file)
@@ -70,22 +71,28 @@ def results_json(table: ResultTable) -> Iterator[bytes]:
     yield b"\n  ]\n}\n"
 
 
-def results_script(index: SiteIndex) -> Iterator[bytes]:
+def results_script(index: SiteIndex, rules: Rules) -> Iterator[bytes]:
     """The explorer's rows: every cell as display text (the authored literal; null stays null),
-    plus the titles of the pages and records the rows link to. Written a few thousand rows at a
-    time: a site of thousands of results would otherwise hold millions of cells at once."""
+    plus the titles of the pages and records the rows link to and the key conditions of each
+    metric of the rows (``key_conditions``: what a comparison key stands for, in key order).
+    Written a few thousand rows at a time: a site of thousands of results would otherwise hold
+    millions of cells at once."""
     columns = json.dumps(list(index.results.columns), ensure_ascii=False)
     yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
     lead = ""
+    metrics: dict[str, None] = {}
     for batch in batches(index.results.rows):
         cells = [row.texts for row in batch]
+        metrics.update((metric, None) for row in batch if isinstance(metric := row.get("metric"), str))
         yield _script_text(lead + json.dumps(cells, ensure_ascii=False)[1:-1])  # the rows, without the brackets
         lead = ", "
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
     records = {r.id: r.title for r in index.records}
+    keys = {metric: list(rules.keys_of(metric)) for metric in sorted(metrics)}
     yield _script_text(f'], "pages": {json.dumps(pages, ensure_ascii=False)}, '
                        f'"records": {json.dumps(records, ensure_ascii=False)}, '
-                       f'"checks": {json.dumps(state_names(), ensure_ascii=False)}}};\n')
+                       f'"checks": {json.dumps(state_names(), ensure_ascii=False)}, '
+                       f'"key_conditions": {json.dumps(keys, ensure_ascii=False)}}};\n')
 
 
 def _script_text(text: str) -> bytes:

@@ -49,7 +49,7 @@ def panel_differences(panel: PanelSpec, items: Sequence[Selected], points: Seque
 def _result_index(pointer: str) -> int | None:
     """N of a pointer at or inside /reported_results/N."""
     head = pointer[len(RESULT_POINTER):].split("/", 1)[0] if pointer.startswith(RESULT_POINTER) else ""
-    return int(head) if head.isdigit() else None
+    return int(head) if head.isascii() and head.isdigit() else None  # "²" is a digit to isdigit, not to int
 
 
 def _shown(point: Point) -> str:

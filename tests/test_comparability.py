@@ -10,27 +10,18 @@ from __future__ import annotations
 import decimal
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner, Result
-from sitekit import REPO, article, export, make_site, result
+from sitekit import CHART, REPO, article, export, make_site, result
 
 from evidencepress.cli import main
 
 FILE = "content/guides/a.md"
-PANEL = """
-```chart
-id: decode
-kind: bar
-title: Decode rate
-alt: Decode rate of two runs.
-panels:
-  - select:
-      where: {metric: decode_rate}
-"""
 NOTE_HINT = ("the note under the panel names each difference; to compare like with like, select results that agree, "
              "or put the condition on x or series")
 
@@ -47,7 +38,7 @@ def two_runs(tmp_path: Path, panel_extra: str = "", second: dict[str, Any] | Non
     first = result("Run A", 42.5)
     other = result("Run B", 40.1)
     other["conditions"] = {**other["conditions"], **(second if second is not None else {"kv_dtype": "fp8"})}
-    chart = PANEL + panel_extra + "```\n"
+    chart = CHART.removesuffix("```\n") + panel_extra + "```\n"  # the panel's own keys added
     return make_site(tmp_path, {"guides/a.md": article("A", "Text.\n" + chart, export(first, other))})
 
 
@@ -131,8 +122,7 @@ def test_a_malformed_rules_file_is_one_clear_error(tmp_path: Path) -> None:
 
 
 def shutil_copy_schemas(root: Path) -> None:
-    import shutil
-
+    """The site gets a schema/ folder of its own: the default schemas, to edit."""
     shutil.copytree(REPO / "schema", root / "schema")
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.export import ReportedResult
-from ..schemas.comparability import Rules, is_known, state
+from ..schemas.comparability import NOT_CONSIDERED, NOT_REPORTED, Rules, is_known, state
 
 GAPS_URL = "/gaps/"
 GAPS_FILE = "gaps.json"  # in /data/
@@ -155,21 +155,14 @@ def summed(tables: Sequence[StateTable], keys: tuple[str, ...]) -> StateTable:
     return StateTable("", sum(table.results for table in tables), tuple(map(total, range(len(keys)), keys)))
 
 
-def _state_of(result: ReportedResult, key: str) -> str:
-    conditions = result.conditions
-    if key not in conditions:
-        return "not_considered"
-    return "not_reported" if conditions[key] is None else "reported"
-
-
 def unknowns_of(results: Sequence[ReportedResult], conditions: Sequence[str]) -> Unknowns:
     """The core ``conditions`` null in every one of ``results``, and those absent from all (none
     for no results)."""
     if not results:
         return Unknowns((), ())
-    states = {key: {_state_of(result, key) for result in results} for key in conditions}
-    return Unknowns(tuple(key for key in conditions if states[key] == {"not_reported"}),
-                    tuple(key for key in conditions if states[key] == {"not_considered"}))
+    states = {key: {state(result.conditions, key) for result in results} for key in conditions}
+    return Unknowns(tuple(key for key in conditions if states[key] == {NOT_REPORTED}),
+                    tuple(key for key in conditions if states[key] == {NOT_CONSIDERED}))
 
 
 # A result as the pair counts see it: its record, its metric, the metric's key conditions and the

@@ -43,6 +43,11 @@ class Problem:
     def is_error(self) -> bool:
         return self.severity is Severity.ERROR
 
+    @property
+    def strict_refuses(self) -> bool:
+        """A warning, or a note of STRICT_NOTES: what --strict makes an error (and the report folds)."""
+        return self.severity is Severity.WARNING or (self.severity is Severity.NOTE and self.rule in STRICT_NOTES)
+
     def sort_key(self) -> tuple[str, int, int, str, str, str]:
         loc = self.location
         return (loc.path, loc.line, loc.col, self.json_path, self.rule, self.message)
@@ -94,9 +99,7 @@ STRICT_NOTES = frozenset({"chart-comparability"})  # notes that --strict refuses
 def strict(problems: Iterable[Problem]) -> list[Problem]:
     """``--strict``: every warning becomes an error, and so do the notes of STRICT_NOTES (the others
     stay notes)."""
-    return [replace(p, severity=Severity.ERROR)
-            if p.severity is Severity.WARNING or (p.severity is Severity.NOTE and p.rule in STRICT_NOTES) else p
-            for p in problems]
+    return [replace(p, severity=Severity.ERROR) if p.strict_refuses else p for p in problems]
 
 
 def sort_problems(problems: Iterable[Problem]) -> list[Problem]:
@@ -146,9 +149,7 @@ def _listed(problems: Sequence[Problem], options: TextOptions) -> tuple[list[Pro
     per_rule: Counter[str] = Counter()
     folded: Counter[tuple[str, str]] = Counter()
     for problem in problems:
-        foldable = problem.severity is Severity.WARNING or (
-            problem.severity is Severity.NOTE and problem.rule in STRICT_NOTES)
-        if foldable and not options.all_warnings:
+        if problem.strict_refuses and not options.all_warnings:
             per_rule[problem.rule] += 1
             if per_rule[problem.rule] > options.fold_after:
                 folded[(problem.rule, problem.severity.value)] += 1

@@ -12,11 +12,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 
 import pytest
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any test module imports numpy
+# The caches' secret (core.seal) is made here, not in the home of whoever runs the tests.
+os.environ.setdefault("XDG_CONFIG_HOME", os.path.join(tempfile.gettempdir(), f"evidencepress-tests-{os.getuid()}"))
 
 FRESH = "EVIDENCEPRESS_TEST_FRESH_PROCESS"
 

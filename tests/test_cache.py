@@ -17,6 +17,7 @@ from evidencepress.build.recipe import build_site, plan_site
 from evidencepress.cache.caches import Store, key_of, prune, prune_caches, prune_store
 from evidencepress.cli import main
 from evidencepress.core.options import BuildOptions
+from evidencepress.core.seal import SEAL_BYTES
 
 
 def _outcome(root: Path) -> tuple[list[str], list[str]]:
@@ -145,8 +146,8 @@ def test_prune_store_removes_the_least_recently_used_of_the_entries_the_build_di
     path = tmp_path / "store.sqlite"
     store = Store(path)
     for index in range(10):
-        store.save_pickled(f"entry-{index}", b"x" * 1_000)
-    store.save_pickled("big", b"x" * 2_000_000)
+        store.save_pickled(f"entry-{index}", b"x" * (1_000 - SEAL_BYTES))  # 1,000 bytes sealed
+    store.save_pickled("big", b"x" * (2_000_000 - SEAL_BYTES))
     store.commit()
     with _database(path) as db:
         db.executemany("UPDATE entries SET used = ? WHERE key = ?",

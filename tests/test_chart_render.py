@@ -22,6 +22,7 @@ from matplotlib.textpath import TextToPath
 
 from evidencepress.charts import ChartPlan, iter_charts, render_charts, style
 from evidencepress.charts.draw import RC, draw_chart, figure, textsize
+from evidencepress.core.seal import seal
 
 TESTS = HERE.parent
 SRC = TESTS.parent / "src" / "evidencepress" / "charts"
@@ -264,7 +265,7 @@ def test_cache_is_written_atomically_and_a_warm_build_never_imports_matplotlib(
 
 def test_cache_hit_reads_the_file_and_reports_progress(tmp_path: Path, plans: list[ChartPlan]) -> None:
     plan = plans[0]
-    (tmp_path / f"{plan.cache_key}.svg").write_bytes(b"<svg>cached</svg>")
+    (tmp_path / f"{plan.cache_key}.svg").write_bytes(seal("charts", plan.cache_key, b"<svg>cached</svg>"))
     progress: list[tuple[int, int]] = []
     assert render_charts([plan, plan], jobs=4, cache_dir=tmp_path, progress=lambda d, t: progress.append((d, t))) == [
         b"<svg>cached</svg>",
@@ -278,7 +279,7 @@ def test_charts_stream_cache_hits_first_and_a_shared_drawing_once(tmp_path: Path
     """iter_charts yields each SVG once it is there (nothing held for the whole site): the
     cached one at once, then the drawings; two plans with one key are drawn once, given twice."""
     first, second = plans[0], plans[1]
-    (tmp_path / f"{second.cache_key}.svg").write_bytes(b"<svg>cached</svg>")
+    (tmp_path / f"{second.cache_key}.svg").write_bytes(seal("charts", second.cache_key, b"<svg>cached</svg>"))
     streamed = list(iter_charts([first, second, first], jobs=1, cache_dir=tmp_path))
     assert streamed == [(1, b"<svg>cached</svg>"), (0, svgs[0]), (2, svgs[0])]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted({f"{first.cache_key}.svg", f"{second.cache_key}.svg"})

@@ -5,22 +5,25 @@ core) before anything is rendered. Their SVG is not held in memory (a site
 of thousands of charts would hold them all): each file stays where the draw
 stage put it, in the chart cache or in the build's own folder of drawings,
 and ``Drawings`` says where, with its sha256. The render stage reads each
-drawing from there to inline it into its article and to write it beside it;
-nothing is read back from the output folder.
+drawing from there to inline it into its article and to write it beside it,
+and checks it against that sha256 (a cache file changed since it was drawn or
+verified fails the build rather than reach the site); nothing is read back from
+the output folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import hashlib
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..cache.caches import CHARTS
-from ..charts.drawing import cache_path, iter_charts
+from ..charts.drawing import DRAWING_OFFSET, cache_path, iter_charts
 from ..core.options import BuildOptions, StageProgress
 from .plan import SitePlan, caches_of
 
@@ -32,9 +35,13 @@ class Drawing:
     name: str  # the file name beside the page
     sha256: str  # of the SVG
     path: Path  # where the draw stage keeps it: the chart cache, or the build's folder of drawings
+    offset: int = 0  # where the SVG starts in that file (after the seal of a chart cache file)
 
     def svg(self) -> bytes:
-        return self.path.read_bytes()
+        svg = self.path.read_bytes()[self.offset:]
+        if hashlib.sha256(svg).hexdigest() != self.sha256:
+            raise OSError(errno.EIO, "a chart drawing changed while the build ran; build again", str(self.path))
+        return svg
 
 
 @dataclass(frozen=True)
@@ -60,32 +67,35 @@ def drawing_folder() -> Iterator[Path]:
         yield Path(folder)
 
 
-def draw_charts(plan: SitePlan, options: BuildOptions, folder: Path,
-                progress: StageProgress | None = None) -> Drawings:
+def draw_charts(plan: SitePlan, options: BuildOptions, folder: Path, progress: StageProgress | None = None,
+                discarded: Callable[[Path], None] | None = None) -> Drawings:
     """Draw every chart twice, <id>.svg (wide) and <id>.narrow.svg (phone), through the chart
-    cache (none with --no-cache); a drawing the cache does not hold goes into ``folder``."""
+    cache (none with --no-cache); a drawing the cache does not hold goes into ``folder``.
+    ``discarded``: told each cache file whose seal did not hold."""
     files = [(page.url, name, drawn) for page in plan.pages for chart in page.charts for name, drawn in chart.variants()]
     cache = caches_of(options) / CHARTS if options.use_cache else None
     charts_done = None if progress is None else functools.partial(progress, "drawing charts")
     found: dict[int, Drawing] = {}
     for number, svg in iter_charts([drawn for _, _, drawn in files], jobs=options.jobs, cache_dir=cache,
-                                   progress=charts_done):
+                                   progress=charts_done, discarded=discarded):
         _, name, drawn = files[number]
         digest = hashlib.sha256(svg).hexdigest()
-        found[number] = Drawing(name, digest, _kept(svg, digest, cache_path(cache, drawn.cache_key) if cache else None,
-                                                    folder))
+        found[number] = _kept(name, svg, digest, cache_path(cache, drawn.cache_key) if cache else None, folder)
     pages: dict[str, list[Drawing]] = {page.url: [] for page in plan.pages if page.charts}
     for number, (url, _, _) in enumerate(files):
         pages[url].append(found[number])
     return Drawings({url: tuple(drawings) for url, drawings in pages.items()})
 
 
-def _kept(svg: bytes, digest: str, cached: Path | None, folder: Path) -> Path:
-    """Where ``svg`` can be read again: its chart cache file when that holds it, else a file of
-    ``folder`` named by its digest."""
-    if cached is not None and cached.is_file():
-        return cached
+def _kept(name: str, svg: bytes, digest: str, cached: Path | None, folder: Path) -> Drawing:
+    """Where ``svg`` can be read again: its chart cache file when that holds it (not one the cache
+    could not overwrite), else a file of ``folder`` named by its digest."""
+    if cached is not None:
+        in_cache = Drawing(name, digest, cached, DRAWING_OFFSET)
+        with contextlib.suppress(OSError):
+            in_cache.svg()
+            return in_cache
     kept = folder / f"{digest}.svg"
     if not kept.exists():
         kept.write_bytes(svg)
-    return kept
+    return Drawing(name, digest, kept)

@@ -98,6 +98,8 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
         caches.rollback()  # a build that failed (or was stopped) drops what no batch wrote
     if digest is not None and written is not None and unchanged:  # not when an input changed meanwhile: it would lie
         remember(options, digest, problems, written)
+    damaged_record = [replayed.damaged] if replayed is not None and replayed.damaged is not None else []
+    problems += caches.discard_notes(options.root, damaged_record)  # not recorded: a replay discards nothing
     if written is not None and options.use_cache:
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
     return problems
@@ -105,7 +107,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
 
 def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Caches, progress: StageProgress | None,
                     checkpoint: Checkpoint | None, digest: str | None) -> tuple[list[Problem], Outputs | None, bool]:
-    """The problems of planning and rendering, what was written (None when nothing was: the size
+    """The problems of planning and rendering, what was written (None when nothing was: the sha256
     of each file of the site, the digest of exports/ taken as its files were written), and
     whether the inputs still had ``digest`` once the build had read them all."""
     plan, problems = plan_site(options, setup, caches, progress)
@@ -115,9 +117,9 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     rendered = caches.rendered if options.use_cache else None  # --no-cache: nothing to read, nothing kept
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
-        with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[exports]) as folders,
+        with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports]) as folders,
               drawing_folder() as drawn, search_run(None, plan.config.language) as search):
-            drawings = draw_charts(plan, options, drawn, progress)
+            drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
             site = renderer(plan, options)  # every template is read from here on
             render_pages(site, plan, options, drawings, folders[out], search, rendered, progress)
             search.start()  # Pagefind indexes in its own process while the rest is made
@@ -140,8 +142,8 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")], None, False
-    sizes = tuple(sorted(folders[out].sizes.items()))
-    outputs = Outputs(out, sizes, exports, files_digest(folders[exports].hashes or {}))
+    files = tuple(sorted((rel, digest.hex()) for rel, digest in (folders[out].hashes or {}).items()))
+    outputs = Outputs(out, files, exports, files_digest(folders[exports].hashes or {}))
     return problems + render_problems, outputs, unchanged
 
 

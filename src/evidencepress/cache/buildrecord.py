@@ -5,10 +5,13 @@ After a good build, the record of its inputs — the sha256 of every file of
 history of exports/), the
 options that shape the output, this package's code and its dependencies'
 versions — is stored with the build's problems and a description of what it
-wrote. A later build whose inputs hash the same, and whose output folders are
-still as that build left them, prints the same problems and stops: the output
-is already what it would write. Anything unreadable, missing or different
-means a full build. This module imports no part of the pipeline.
+wrote: the sha256 of every file. A later build whose inputs hash the same, and
+whose output folders still hold exactly those files with those digests (no file
+changed, none missing, none more), prints the same problems and stops: the
+output is already what it would write. Anything unreadable, missing or
+different means a full build, which writes the folder anew. A record is JSON
+behind its seal (``core.seal``): read as data, never run, and one that is
+damaged or not this user's is a miss. This module imports no part of the pipeline.
 """
 
 from __future__ import annotations
@@ -18,29 +21,31 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import pickle
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..content.history import history_state
 from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
 from ..core.options import BuildOptions
+from ..core.seal import seal, unseal
 from .caches import code_fingerprint
 
 RECORDS = ".cache/builds"
+_KIND = "builds"  # what the records are sealed with besides their digests
 INPUTS = ("content", "static", "templates", "schema")
 _PACKAGE_DEFAULTS = Path(__file__).resolve().parents[1] / "defaults"
 
 
 @dataclass(frozen=True)
 class Outputs:
-    """What a good build left: its output folder's files with their sizes, and the exports' digest."""
+    """What a good build left: its output folder's files with their sha256, and the exports' digest."""
 
     site: Path
-    files: tuple[tuple[str, int], ...]
+    files: tuple[tuple[str, str], ...]  # (POSIX path, hex sha256), every file of the folder
     exports: Path
     exports_digest: str
 
@@ -138,6 +143,30 @@ class Record:
     outputs: Outputs
     problems: tuple[Problem, ...]
 
+    def to_json(self) -> bytes:
+        outputs = self.outputs
+        return json.dumps({"site": str(outputs.site), "files": [list(file) for file in outputs.files],
+                           "exports": str(outputs.exports), "exports_digest": outputs.exports_digest,
+                           "problems": [problem.as_dict() for problem in self.problems]},
+                          ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Record:
+        """The record ``to_json`` wrote; ValueError, KeyError or TypeError when it is not one."""
+        found: Any = json.loads(data.decode("utf-8", "surrogatepass"))
+        files = tuple((rel, digest) for rel, digest in found["files"])
+        if not all(isinstance(part, str) for file in files for part in file):
+            raise TypeError("files: not (path, sha256) pairs")
+        outputs = Outputs(Path(_text(found["site"])), files, Path(_text(found["exports"])),
+                          _text(found["exports_digest"]))
+        return cls(outputs, tuple(Problem.from_dict(problem) for problem in found["problems"]))
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("not a string")
+    return value
+
 
 @dataclass(frozen=True)
 class Replay:
@@ -148,6 +177,7 @@ class Replay:
     problems: list[Problem] | None
     digest: str | None
     out: Path | None  # the output folder the digest was computed for
+    damaged: Path | None = None  # a record that was there but did not match its seal (or was none)
 
     def digest_for(self, out: Path) -> str | None:
         return self.digest if self.out == out else None
@@ -161,13 +191,26 @@ def replay(options: BuildOptions) -> Replay:
     digest = inputs_digest(options, out)
     if digest is None:
         return Replay(None, None, None)
+    path = options.root / RECORDS / digest
     try:
-        record = pickle.loads((options.root / RECORDS / digest).read_bytes())
-    except Exception:  # noqa: BLE001 - no record, or a damaged or foreign one: build
-        return Replay(None, digest, out)
-    if not isinstance(record, Record) or not _intact(record.outputs, out, options.root):
+        sealed = path.read_bytes()
+    except OSError:
+        return Replay(None, digest, out)  # no record: build
+    record = _record(sealed, digest)
+    if record is None:
+        return Replay(None, digest, out, damaged=path)
+    if not _intact(record.outputs, out, options.root):
         return Replay(None, digest, out)
     return Replay(list(record.problems), digest, out)
+
+
+def _record(sealed: bytes, digest: str) -> Record | None:
+    """The record in ``sealed`` when its seal holds and it is one; else None (a damaged or foreign one)."""
+    data = unseal(_KIND, digest, sealed)
+    try:
+        return Record.from_json(data) if data is not None else None
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def remember(options: BuildOptions, digest: str, problems: list[Problem], outputs: Outputs) -> None:
@@ -176,24 +219,44 @@ def remember(options: BuildOptions, digest: str, problems: list[Problem], output
     try:
         folder.mkdir(parents=True, exist_ok=True)
         temp = folder / f".{digest}.tmp"
-        temp.write_bytes(pickle.dumps(Record(outputs, tuple(problems)), protocol=pickle.HIGHEST_PROTOCOL))
+        temp.write_bytes(seal(_KIND, digest, Record(outputs, tuple(problems)).to_json()))
         os.replace(temp, folder / digest)
-    except (OSError, pickle.PicklingError):
+    except OSError:
         return
 
 
 def _intact(outputs: Outputs, out: Path, root: Path) -> bool:
-    """The output folders hold what the recorded build wrote (sizes of the site's files, the exports'
-    digest) and no build was interrupted since."""
+    """The output folders hold exactly what the recorded build wrote — each file of the site with
+    its sha256, no other file, the exports' digest — and no build was interrupted since."""
     if outputs.site != out or (root / ".cache" / "write-journal.json").exists():
         return False
-    for rel, size in outputs.files:
-        try:
-            if (out / rel).stat().st_size != size:
-                return False
-        except OSError:
-            return False
+    expected = dict(outputs.files)
     try:
-        return tree_digest(outputs.exports) == outputs.exports_digest
+        for rel, path in _tree_files(out):
+            wanted = expected.pop(rel, None)
+            if wanted is None or _hex_digest(path) != wanted:
+                return False  # a file more (a stray) or a changed one: the build writes the folder anew
+        return not expected and tree_digest(outputs.exports) == outputs.exports_digest
     except OSError:
         return False
+
+
+def _tree_files(folder: Path) -> Iterator[tuple[str, str]]:
+    """(POSIX path, file system path) of every entry below ``folder`` that is not a folder (a
+    symlink is one, whatever it points to)."""
+    base = os.fspath(folder)
+    if not os.path.isdir(base):
+        raise NotADirectoryError(base)
+    for directory, dirs, names in os.walk(base):
+        inner = os.path.relpath(directory, base)
+        prefix = "" if inner == os.curdir else inner.replace(os.sep, "/") + "/"
+        linked = [name for name in dirs if os.path.islink(os.path.join(directory, name))]
+        for name in [*names, *linked]:
+            yield prefix + name, os.path.join(directory, name)
+
+
+def _hex_digest(path: str) -> str:
+    if os.path.islink(path):
+        return ""  # never a file the build wrote
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()

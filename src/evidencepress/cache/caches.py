@@ -21,11 +21,12 @@ import hashlib
 import os
 import shutil
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..core.diagnostics import Location, Problem, note
 from .store import Store, evict_oldest, prune_store
 
 __all__ = [
@@ -49,6 +50,8 @@ CHARTS = "charts"
 BUILDS = "builds"
 STORES = (PAGES, RENDERED)  # databases; the others are folders of files
 BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20, BUILDS: 64 << 20}  # bytes of entries per cache
+DISCARD_HINT = ("nothing of them was published; a cache copied from another machine or user is made again "
+                "once (set EVIDENCEPRESS_CACHE_SECRET alike where caches are shared); if it recurs, check the disk")
 OLD_FOLDERS = ("pages", "rendered")  # the page and rendered caches as earlier versions wrote them, a file per entry
 
 
@@ -78,6 +81,17 @@ class Caches:
 
     pages: Store  # validated pages and their problems
     rendered: Store  # each article's index.html/json/md/csv, each record page's index.html/json/md
+    discarded_charts: list[Path] = field(default_factory=list)  # chart cache files whose seal did not hold
+
+    def discard_notes(self, root: Path, records: Sequence[Path] = ()) -> list[Problem]:
+        """A note per cache that held entries whose seal did not hold (``core.seal``): they were
+        made again, and nothing of them was published. ``records``: the build records that did not."""
+        counts = [(store.path, store.discarded) for store in (self.pages, self.rendered) if store.path is not None]
+        for files in (self.discarded_charts, records):
+            if files:
+                counts.append((files[0].parent, len(files)))
+        return [note(Location(_shown(path, root)), _discarded(count), "cache", hint=DISCARD_HINT)
+                for path, count in counts if count]
 
     def begin(self) -> None:
         """A build: what is saved from now on is written in batches as it goes (Store.begin)."""
@@ -95,6 +109,20 @@ class Caches:
     def close(self) -> None:
         self.pages.close()
         self.rendered.close()
+
+
+def _discarded(count: int) -> str:
+    entries, its, was = ("1 entry", "its", "was") if count == 1 else (f"{count:,} entries", "their", "were")
+    return (f"{entries} did not match {its} seal (damaged, edited, moved to another key, or written by "
+            f"another machine or user) and {was} made again")
+
+
+def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to the site root when it is inside it."""
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def open_caches(root: Path | None) -> Caches:

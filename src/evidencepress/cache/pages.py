@@ -19,6 +19,7 @@ from ..core.diagnostics import Problem
 from ..core.model import SourceFile
 from ..site.index import PageFacts
 from ..site.records import Record
+from . import safepickle
 from .caches import Store, code_fingerprint, key_of
 
 
@@ -61,8 +62,13 @@ class Outcome:
 
 
 def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
-    """The cached outcome of validating ``source``, or None on a miss."""
-    return outcome_from(store.load_pickled(key), source)
+    """The cached outcome of validating ``source``, or None on a miss (an entry that is no
+    outcome counts as discarded)."""
+    data = store.load_pickled(key)
+    outcome = outcome_from(data, source)
+    if data is not None and outcome is None:
+        store.discarded += 1
+    return outcome
 
 
 def save_page(store: Store, key: str, data: bytes | None) -> None:
@@ -76,7 +82,7 @@ def pickled_outcome(outcome: Outcome) -> bytes | None:
     page = outcome.page
     slim = replace(outcome, page=replace(page, source=replace(page.source, text=""))) if page is not None else outcome
     try:
-        return pickle.dumps(slim, protocol=pickle.HIGHEST_PROTOCOL)
+        return safepickle.dumps(slim)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -86,8 +92,8 @@ def outcome_from(data: bytes | None, source: SourceFile) -> Outcome | None:
     if data is None:
         return None
     try:
-        stored = pickle.loads(data)
-    except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
+        stored = safepickle.loads(data)
+    except Exception:  # noqa: BLE001 - an entry of types the cache does not admit is a miss
         return None
     if not isinstance(stored, Outcome) or not (stored.page is None or isinstance(stored.page, Page)):
         return None

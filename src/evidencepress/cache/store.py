@@ -1,5 +1,10 @@
 """One cache of pickled values by key, in an SQLite database file (see caches.py).
 
+Each entry is stored sealed (``core.seal``: a keyed digest of the database's name, the key and
+the bytes) and read back only when its seal holds, through a reader that admits value types
+only (``safepickle``): a damaged, moved, edited or foreign entry is a miss, counted in
+``discarded``, and what it held is made again.
+
 Entries go in with transactions, which are atomic (a process killed while it
 commits leaves the database as it was), and cost no file per entry; a build
 writes its entries in batches as it goes (``begin``), so that it never holds
@@ -20,6 +25,9 @@ import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+
+from ..core.seal import seal, unseal
+from . import safepickle
 
 K = TypeVar("K")
 
@@ -62,14 +70,21 @@ class Store:
         self._unreadable = False  # the database failed a read: reads miss until a commit replaces it
         self._batches = False  # begin() was called: what is saved is written in batches
         self._held = 0  # bytes saved and not yet written
+        self.discarded = 0  # entries read whose seal or content did not hold (see the module's docstring)
+
+    @property
+    def name(self) -> str:
+        """What the entries are sealed with besides their keys: the database's file name."""
+        return self.path.name if self.path is not None else ""
 
     def load(self, key: str) -> Any | None:
         data = self.load_pickled(key)
         if data is None:
             return None
         try:
-            return pickle.loads(data)
-        except Exception:  # noqa: BLE001 - a truncated or foreign entry is a miss
+            return safepickle.loads(data)
+        except Exception:  # noqa: BLE001 - an entry of types the cache does not admit is a miss
+            self.discarded += 1
             return None
 
     def has(self, key: str) -> bool:
@@ -77,20 +92,24 @@ class Store:
         return key in self._memory or self._query("SELECT 1 FROM blobs WHERE key = ?", key) is not None
 
     def load_pickled(self, key: str) -> bytes | None:
-        """The entry's bytes as saved, not unpickled; None on a miss."""
+        """The entry's bytes as saved, not unpickled; None on a miss (a stored entry whose seal
+        does not hold is one: counted in ``discarded``)."""
         data = self._memory.get(key)
         if data is None:
-            data = self._query("SELECT data FROM blobs WHERE key = ?", key)
-            if not isinstance(data, bytes):
+            sealed = self._query("SELECT data FROM blobs WHERE key = ?", key)
+            if not isinstance(sealed, bytes):
+                return None
+            data = unseal(self.name, key, sealed)
+            if data is None:
+                self.discarded += 1
                 return None
             self._used.add(key)
         return data
 
     def save(self, key: str, value: Any) -> None:
-        try:
-            self.save_pickled(key, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
-        except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-            return
+        data = _pickled(value)
+        if data is not None:
+            self.save_pickled(key, data)
 
     def save_pickled(self, key: str, data: bytes) -> None:
         """Save a value pickled elsewhere (by a worker process)."""
@@ -192,10 +211,10 @@ class Store:
             for key, value in later:
                 data = _pickled(value())
                 if data is not None:
-                    _insert(db, key, data, now)
+                    _insert(db, key, seal(self.name, key, data), now)
                 del data  # before the next value is asked for
             for key in pending:
-                _insert(db, key, self._memory[key], now)
+                _insert(db, key, seal(self.name, key, self._memory[key]), now)
             db.executemany("UPDATE entries SET used = ? WHERE key = ?", ((now, key) for key in used))
             db.execute("COMMIT")
         except BaseException:
@@ -315,7 +334,7 @@ def _code(exc: BaseException) -> int | None:
 
 def _pickled(value: Any) -> bytes | None:
     try:
-        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        return safepickle.dumps(value)
     except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
         return None
 

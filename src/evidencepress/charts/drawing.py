@@ -1,7 +1,10 @@
 """Draw plans to SVG: content-addressed cache first, then processes for the rest.
 
 A cache hit only reads a file: matplotlib is imported (by ``draw``) only when
-something has to be drawn, so an unchanged rebuild never pays for it.
+something has to be drawn, so an unchanged rebuild never pays for it. Each file
+of the cache is the drawing behind its seal (``core.seal``: a keyed digest of
+its key and bytes); a file whose seal does not hold (edited, truncated, another
+key's, another machine's) is drawn again and overwritten.
 """
 
 from __future__ import annotations
@@ -13,9 +16,12 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from ..core.forking import collector, drawing_context, ordered_map, pool_size
+from ..core.seal import SEAL_BYTES, seal, unseal
 from .model import ChartPlan
 
 Progress = Callable[[int, int], None]
+CACHE_KIND = "charts"  # what the cache's files are sealed with besides their keys
+DRAWING_OFFSET = SEAL_BYTES  # where a cache file's drawing starts
 
 
 def render_charts(
@@ -29,15 +35,17 @@ def render_charts(
 
 
 def iter_charts(
-    plans: Sequence[ChartPlan], *, jobs: int, cache_dir: Path | None, progress: Progress | None = None
+    plans: Sequence[ChartPlan], *, jobs: int, cache_dir: Path | None, progress: Progress | None = None,
+    discarded: Callable[[Path], None] | None = None,
 ) -> Iterator[tuple[int, bytes]]:
     """(number of the plan, SVG bytes) for every plan: cache hits first, then drawings as they
-    finish. Nothing is held: a site of thousands of charts never has them all in memory."""
+    finish. Nothing is held: a site of thousands of charts never has them all in memory.
+    ``discarded`` is told each cache file whose seal did not hold (it is drawn again)."""
     todo: dict[str, list[int]] = {}  # plans that share a key are drawn once
     total, count = len(plans), 0
     report = progress or (lambda _done, _total: None)
     for number, plan in enumerate(plans):
-        cached = _read(cache_dir, plan.cache_key) if plan.cache_key not in todo else None
+        cached = _read(cache_dir, plan.cache_key, discarded) if plan.cache_key not in todo else None
         if cached is None:
             todo.setdefault(plan.cache_key, []).append(number)
             continue
@@ -86,13 +94,18 @@ def cache_path(cache_dir: Path, key: str) -> Path:
     return cache_dir / f"{key}.svg"
 
 
-def _read(cache_dir: Path | None, key: str) -> bytes | None:
+def _read(cache_dir: Path | None, key: str, discarded: Callable[[Path], None] | None) -> bytes | None:
     if cache_dir is None:
         return None
+    path = cache_path(cache_dir, key)
     try:
-        return cache_path(cache_dir, key).read_bytes()
+        sealed = path.read_bytes()
     except OSError:
         return None
+    svg = unseal(CACHE_KIND, key, sealed)
+    if svg is None and discarded is not None:
+        discarded(path)
+    return svg
 
 
 def _write(cache_dir: Path | None, key: str, svg: bytes) -> None:
@@ -109,7 +122,7 @@ def _write(cache_dir: Path | None, key: str, svg: bytes) -> None:
         return
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(svg)
+            out.write(seal(CACHE_KIND, key, svg))
         os.replace(temp, cache_path(cache_dir, key))
     except OSError:
         Path(temp).unlink(missing_ok=True)

@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from .model import Location as Location  # noqa: PLC0414 - re-exported: every Problem carries one
+
+T = TypeVar("T")
 
 
 class Severity(StrEnum):
@@ -59,6 +62,14 @@ class Problem:
             text += f"\n  hint: {_one_line(self.hint)}"
         return text
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, object]) -> Problem:
+        """The problem ``as_dict`` gave (a build record's); KeyError, TypeError or ValueError when
+        ``data`` is not one."""
+        location = Location(_field(data, "file", str), _field(data, "line", int), _field(data, "column", int))
+        return cls(Severity(_field(data, "severity", str)), location, _field(data, "message", str),
+                   _field(data, "rule", str), _field(data, "path", str), _field(data, "hint", str))
+
     def as_dict(self) -> dict[str, object]:
         loc = self.location
         return {
@@ -71,6 +82,13 @@ class Problem:
             "rule": self.rule,
             "hint": self.hint,
         }
+
+
+def _field(data: Mapping[str, object], name: str, kind: type[T]) -> T:
+    value = data[name]
+    if type(value) is not kind:
+        raise TypeError(f"{name}: not {kind.__name__}")
+    return value
 
 
 # Characters that would break "one problem, one line" (keys and values come from content).

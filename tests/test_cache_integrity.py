@@ -1,0 +1,331 @@
+"""The cache cannot change what is published (issue 25).
+
+Each kind of cache entry — a validated page (pages.sqlite), a page's rendered
+files (rendered.sqlite), a chart drawing (charts/), a build record (builds/) —
+is flipped, truncated, edited, swapped with another entry and replaced by a
+planted pickle; the next build must publish exactly the bytes of a build with
+--no-cache, say which cache it discarded, and run nothing it was given.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from sitekit import CHART, article, export, make_site, result, tree
+
+from evidencepress.cache import safepickle
+from evidencepress.cache.caches import Store, key_of
+from evidencepress.cli import main
+from evidencepress.core import seal
+
+MARKER = "planted-pickle-ran"
+
+
+class Planted:
+    """A pickle that touches MARKER in the working folder when it is loaded."""
+
+    def __reduce__(self) -> tuple[Callable[..., object], tuple[str]]:
+        return os.system, (f"touch {MARKER}",)
+
+
+def planted() -> bytes:
+    return pickle.dumps(Planted(), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def run(label: str, value: float, concurrency: int) -> dict[str, object]:
+    entry = result(label, value)
+    entry["conditions"] = {**entry["conditions"], "concurrency": concurrency}
+    return entry
+
+
+def site(root: Path) -> Path:
+    chart = CHART.replace("kind: bar", "kind: bar\ncaption: Two runs.")
+    runs = export(run("Decode at C1", 42.5, 1), run("Decode at C4", 38.25, 4))
+    return make_site(root, {
+        "guides/alpha.md": article("Alpha", "Alpha text.\n" + chart, runs),
+        "guides/beta.md": article("Beta", "Beta text.\n" + chart.replace("id: decode", "id: beta"),
+                                  export(run("Decode at C2", 40.75, 2), run("Decode at C8", 30.5, 8))),
+    })
+
+
+def build(root: Path, *options: str) -> str:
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", *options])
+    assert outcome.exit_code == 0, outcome.output
+    assert outcome.exception is None or isinstance(outcome.exception, SystemExit), outcome.exception
+    return outcome.output
+
+
+def published(root: Path) -> dict[str, bytes]:
+    return {**{f"_site/{rel}": data for rel, data in tree(root / "_site").items()},
+            **{f"exports/{rel}": data for rel, data in tree(root / "exports").items()}}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, bytes]:
+    """What a build with --no-cache publishes for the site."""
+    root = site(tmp_path_factory.mktemp("reference") / "site")
+    build(root, "--no-cache")
+    return published(root)
+
+
+@pytest.fixture
+def cached(tmp_path: Path, reference: dict[str, bytes]) -> Path:
+    """The site built once, its caches full; the same bytes as the reference."""
+    root = site(tmp_path / "site")
+    build(root)
+    assert published(root) == reference, "a cached build differs from --no-cache before any damage"
+    return root
+
+
+@contextlib.contextmanager
+def another_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Seal as another machine or user would: under another secret."""
+    with monkeypatch.context() as patch:
+        patch.setenv(seal.SECRET_ENV, "another machine")
+        seal.secret.cache_clear()
+        yield
+    seal.secret.cache_clear()
+
+
+# The entries of one of the SQLite caches.
+
+def blobs(path: Path) -> dict[str, bytes]:
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        return dict(db.execute("SELECT key, data FROM blobs ORDER BY key").fetchall())
+
+
+def put_blobs(path: Path, entries: dict[str, bytes]) -> None:
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.executemany("UPDATE blobs SET data = ? WHERE key = ?", [(data, key) for key, data in entries.items()])
+
+
+def flipped(data: bytes) -> bytes:
+    middle = len(data) // 2
+    return data[:middle] + bytes([data[middle] ^ 0x10]) + data[middle + 1:]
+
+
+def edited(data: bytes) -> bytes:
+    assert b"42.5" in data or b"38.25" in data, "the entry holds no value to edit"
+    return data.replace(b"42.5", b"99.5").replace(b"38.25", b"98.25")
+
+
+def damage_store(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    entries = blobs(path)
+    assert len(entries) >= 2, f"{path.name} holds {len(entries)} entries"
+    if how == "swap":
+        keys = sorted(entries)  # each key gets the next one's entry
+        put_blobs(path, {key: entries[other] for key, other in zip(keys, keys[1:] + keys[:1], strict=True)})
+        return
+    kind = path.name
+    if how == "planted":  # as if its seal had been forged: the reader still runs nothing
+        put_blobs(path, {key: seal.seal(kind, key, planted()) for key in entries})
+        return
+    if how == "foreign":
+        unsealed = {key: seal.unseal(kind, key, data) for key, data in entries.items()}
+        with another_machine(monkeypatch):
+            put_blobs(path, {key: seal.seal(kind, key, data or b"") for key, data in unsealed.items()})
+        return
+    change = {"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
+              "edit": lambda data: edited(data) if b"42.5" in data or b"38.25" in data else flipped(data)}[how]
+    put_blobs(path, {key: change(data) for key, data in entries.items()})
+
+
+def damage_charts(folder: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    files = sorted(folder.glob("*.svg"))
+    assert len(files) >= 2, f"the chart cache holds {len(files)} files"
+    if how == "swap":
+        contents = [file.read_bytes() for file in files]
+        for file, data in zip(files, contents[1:] + contents[:1], strict=True):
+            file.write_bytes(data)
+        return
+    for file in files:
+        data = file.read_bytes()
+        if how == "script":
+            file.write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>")
+        elif how == "foreign":
+            svg = seal.unseal("charts", file.stem, data)
+            assert svg is not None
+            with another_machine(monkeypatch):
+                file.write_bytes(seal.seal("charts", file.stem, svg))
+        else:
+            file.write_bytes({"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
+                              "edit": lambda data: data.replace(b"<svg", b"<svg onload='alert(1)'")}[how](data))
+
+
+STORE_DAMAGE = ["flip", "truncate", "edit", "swap", "planted", "foreign"]
+CHART_DAMAGE = ["flip", "truncate", "edit", "swap", "script", "foreign"]
+
+
+def assert_rebuilt(root: Path, reference: dict[str, bytes], discarded: str) -> None:
+    """A build after the damage publishes the --no-cache bytes, notes the cache it discarded, and
+    ran no planted pickle."""
+    shutil.rmtree(root / ".cache" / "builds")  # else the output, intact, is replayed and no entry is read
+    output = build(root)
+    assert published(root) == reference
+    assert f"{discarded}: note:" in output and "made again [cache]" in output, output
+    assert not (root / MARKER).exists() and not Path(MARKER).exists(), "a planted pickle ran"
+    output = build(root)  # the damaged entries were replaced: nothing is discarded again
+    assert "[cache]" not in output, output
+
+
+@pytest.mark.parametrize("how", STORE_DAMAGE)
+@pytest.mark.parametrize("name", ["pages.sqlite", "rendered.sqlite"])
+def test_a_damaged_database_entry_is_made_again(cached: Path, reference: dict[str, bytes], name: str, how: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(cached)
+    damage_store(cached / ".cache" / name, how, monkeypatch)
+    assert_rebuilt(cached, reference, f".cache/{name}")
+
+
+@pytest.mark.parametrize("how", CHART_DAMAGE)
+def test_a_damaged_chart_drawing_is_drawn_again(cached: Path, reference: dict[str, bytes], how: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    damage_charts(cached / ".cache" / "charts", how, monkeypatch)
+    assert_rebuilt(cached, reference, ".cache/charts")
+
+
+def only_record(root: Path) -> Path:
+    records = list((root / ".cache" / "builds").iterdir())
+    assert len(records) == 1, records
+    return records[0]
+
+
+@pytest.mark.parametrize("how", ["flip", "truncate", "planted", "planted-sealed", "foreign", "swap"])
+def test_a_damaged_build_record_is_not_replayed(cached: Path, reference: dict[str, bytes], how: str,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(cached)
+    record = only_record(cached)
+    data = record.read_bytes()
+    if how == "swap":  # another build's record (other inputs) under this one's name
+        alpha = cached / "content/guides/alpha.md"
+        text = alpha.read_text()
+        alpha.write_text(text.replace("Alpha text.", "Alpha text, edited."))
+        build(cached)
+        other = next(path for path in (cached / ".cache" / "builds").iterdir() if path != record)
+        alpha.write_text(text)
+        record.write_bytes(other.read_bytes())
+    elif how == "foreign":
+        unsealed = seal.unseal("builds", record.name, data)
+        assert unsealed is not None
+        with another_machine(monkeypatch):
+            record.write_bytes(seal.seal("builds", record.name, unsealed))
+    else:
+        record.write_bytes({"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
+                            "planted": lambda _: planted(),
+                            "planted-sealed": lambda _: seal.seal("builds", record.name, planted())}[how](data))
+    page = cached / "_site/guides/alpha/index.html"
+    page.write_bytes(page.read_bytes().replace(b"42.5", b"99.5"))  # a record trusted blindly would keep this
+    output = build(cached)
+    assert published(cached) == reference
+    assert ".cache/builds: note: 1 entry did not match its seal" in output, output
+    assert not (cached / MARKER).exists(), "a planted pickle ran"
+
+
+def test_a_same_size_edit_of_a_published_file_is_undone(cached: Path, reference: dict[str, bytes]) -> None:
+    page = cached / "_site/guides/alpha/index.html"
+    data = page.read_bytes()
+    assert b"42.5" in data
+    page.write_bytes(data.replace(b"42.5", b"99.5"))  # same size: a replay that compared sizes kept it
+    build(cached)
+    assert published(cached) == reference
+
+
+def test_stray_files_and_links_in_the_output_are_removed(cached: Path, reference: dict[str, bytes],
+                                                        tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not for the site")
+    (cached / "_site/stray.html").write_text("<script>alert(1)</script>")
+    (cached / "_site/guides/stray-folder").mkdir()
+    (cached / "_site/guides/stray-folder/x.txt").write_text("x")
+    (cached / "_site/linked").symlink_to(outside)
+    build(cached)
+    assert published(cached) == reference
+    assert not (cached / "_site/linked").exists() and not (cached / "_site/guides/stray-folder").exists()
+
+
+def test_a_missing_published_file_is_written_again(cached: Path, reference: dict[str, bytes]) -> None:
+    (cached / "_site/guides/beta/index.json").unlink()
+    build(cached)
+    assert published(cached) == reference
+
+
+def test_an_intact_output_is_replayed(cached: Path, reference: dict[str, bytes]) -> None:
+    record = only_record(cached)
+    before = record.stat().st_mtime_ns
+    output = build(cached)
+    assert published(cached) == reference and "[cache]" not in output
+    assert only_record(cached).stat().st_mtime_ns == before, "the intact output was built again"
+
+
+# The store and the seal on their own.
+
+def test_a_sealed_entry_reads_back_only_under_its_own_key_and_cache(tmp_path: Path) -> None:
+    path = tmp_path / "pages.sqlite"
+    store = Store(path)
+    key, other = key_of("x"), key_of("y")
+    store.save(key, {"value": "42.5"})
+    store.save(other, {"value": "38.25"})
+    store.commit()
+    entries = blobs(path)
+    put_blobs(path, {key: entries[other], other: entries[key]})
+    fresh = Store(path)
+    assert fresh.load(key) is None and fresh.load(other) is None and fresh.discarded == 2
+    moved = tmp_path / "rendered.sqlite"
+    shutil.copy(path, moved)
+    put_blobs(moved, entries)
+    assert Store(moved).load(key) is None, "an entry of pages.sqlite was taken for one of rendered.sqlite"
+    put_blobs(path, entries)
+    assert Store(path).load(key) == {"value": "42.5"}
+
+
+def test_the_reader_admits_value_types_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(pickle.UnpicklingError, match="posix.system is not a value type"):
+        safepickle.loads(planted())
+    # A callable reached through one of the package's modules, by a dotted name: refused too.
+    for module, name in [("evidencepress.review.git", "subprocess.Popen"), ("evidencepress.cli", "main"),
+                         ("evidencepress.cache.store", "Store"), ("evidencepress.cache.caches", "shutil.rmtree")]:
+        crafted = b"\x80\x04\x8c" + bytes([len(module)]) + module.encode() + b"\x94\x8c" + \
+            bytes([len(name)]) + name.encode() + b"\x94\x93\x94."  # STACK_GLOBAL of (module, name)
+        assert isinstance(pickle.loads(crafted), object)  # what an unrestricted reader would give
+        with pytest.raises(pickle.UnpicklingError, match=f"{module}.{name} is not a value type"):
+            safepickle.loads(crafted)
+    assert not (tmp_path / MARKER).exists()
+
+
+def test_every_entry_of_a_full_site_reads_back(cached: Path) -> None:
+    """Each type a validated page or rendered file holds is admitted by the reader (else every
+    build would make it again, and say so)."""
+    for name in ("pages.sqlite", "rendered.sqlite"):
+        store = Store(cached / ".cache" / name)
+        assert all(store.load(key) is not None for key in blobs(cached / ".cache" / name)), name
+        assert store.discarded == 0
+
+
+def test_the_secret_is_kept_outside_the_site_and_made_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(seal.SECRET_ENV, raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    seal.secret.cache_clear()
+    try:
+        first = seal.secret()
+        path = tmp_path / "config" / "evidencepress" / "cache-secret"
+        assert path.read_bytes() == first and len(first) == 32
+        assert path.stat().st_mode & 0o777 == 0o600
+        seal.secret.cache_clear()
+        assert seal.secret() == first, "a second process made another secret"
+        sealed = seal.seal("pages.sqlite", "k", b"data")
+        monkeypatch.setenv(seal.SECRET_ENV, "shared by trusted runs")
+        seal.secret.cache_clear()
+        assert seal.secret() == b"shared by trusted runs"
+        assert seal.unseal("pages.sqlite", "k", sealed) is None
+    finally:
+        seal.secret.cache_clear()

@@ -329,3 +329,26 @@ def test_the_secret_is_kept_outside_the_site_and_made_once(tmp_path: Path, monke
         assert seal.unseal("pages.sqlite", "k", sealed) is None
     finally:
         seal.secret.cache_clear()
+
+
+def test_check_reads_no_damaged_page(cached: Path, reference: dict[str, bytes],
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """42.5 → 99.5 inside a cached page once reached what check compared exports/ with."""
+    damage_store(cached / ".cache" / "pages.sqlite", "edit", monkeypatch)
+    (cached / "exports/guides/alpha.json").write_bytes(
+        (cached / "exports/guides/alpha.json").read_bytes().replace(b"42.5", b"99.5"))
+    outcome = CliRunner().invoke(main, ["check", "--root", str(cached)])
+    assert outcome.exit_code == 1, outcome.output
+    assert "exports/guides/alpha.json" in outcome.output and ".cache/pages.sqlite: note: 2 entries" in outcome.output
+
+
+def test_the_workflow_carries_no_build_cache_between_runs() -> None:
+    """Only the vault, whose documents are hashed against the digests the articles pin, is kept in
+    the Actions cache: never .cache/ or an output folder."""
+    import yaml
+    from sitekit import REPO
+
+    workflow = yaml.safe_load((REPO / ".github/workflows/site.yml").read_text())
+    paths = [step["with"]["path"] for job in workflow["jobs"].values() for step in job["steps"]
+             if str(step.get("uses", "")).startswith("actions/cache")]
+    assert paths and set(paths) == {"sources/"}, paths

@@ -166,7 +166,9 @@ class _Abandoned(Exception):
 
 
 def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
-    plan, problems = plan_site(options, progress=progress)
+    caches = site_caches(options)
+    plan, problems = plan_site(options, caches=caches, progress=progress)
+    problems += caches.discard_notes(options.root)
     if plan is None:
         return problems
     expected = export_files(plan.pages, site_context(plan))

@@ -326,6 +326,24 @@ def test_internal_links_to_generated_paths_are_checked(tmp_path: Path) -> None:
     assert "broken internal link /community/no-such-record/" in output
 
 
+def test_links_to_a_page_with_errors_are_not_errors_as_well(tmp_path: Path) -> None:
+    """A broken export linked from three pages is one error, in its own file (issue 29): the links
+    were fine, and the newcomer fixed the wrong files."""
+    bad = result()
+    bad["conditions"]["concurrency"] = "lots"
+    body = ("See [it](/guides/broken/), [its data](/guides/broken/index.json), [a part](../broken/#first-part) "
+            "and [nothing](/guides/absent/).")
+    pages = {"guides/broken.md": article("Broken", export_doc=export(bad))}
+    pages |= {f"guides/l{n}.md": article(f"L{n}", body) for n in range(3)}
+    code, output = build(make_site(tmp_path, pages))
+    assert code == 1
+    errors = [line for line in output.splitlines() if ": error: " in line]
+    assert errors[0] == ('content/guides/broken.md:32:9: error: reported_results[0].conditions.concurrency: '
+                         'expected integer >= 1 or null, got "lots" [schema]')
+    assert [line.split(": error: ")[1] for line in errors[1:]] == [
+        "broken internal link /guides/absent/: no page or file at /guides/absent/ [link]"] * 3
+
+
 @pytest.mark.parametrize("rel, url", [("explore.md", "/explore/"), ("community.md", "/community/"),
                                       ("search.md", "/search/"), ("schema.md", "/schema/")])
 def test_an_article_may_not_take_a_generated_url(tmp_path: Path, rel: str, url: str) -> None:

@@ -117,8 +117,11 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     sources = [source for source in content.pages if not is_record_prose(source)]
     keys = [page_key(source, schemas.fingerprint) for source in sources]
     facts: dict[str, PageFacts] = {}
-    for outcome in _validated(sources, keys, store, schemas, options.jobs, progress):
+    failed: set[str] = set()  # URLs of pages with errors: links to them are not broken links as well
+    for source, outcome in zip(sources, _validated(sources, keys, store, schemas, options.jobs, progress),
+                               strict=True):
         page = outcome.page
+        failed |= {source.url} if page is None else set()
         problems += [p for p in outcome.problems if _wanted(p, options)]
         if page is not None and outcome.facts is not None:
             facts[page.url] = outcome.facts
@@ -142,7 +145,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     problems += _file_collisions(pages, content.assets, content.static, schemas, generated, theme)
     produced = produced_paths(pages, content.assets, schemas, generated, theme) | {"/" + i.rel for i in content.static}
     record_prose = [record.prose for record in index.records if record.prose is not None]
-    problems += check_links(pages, produced, frozenset(drafts), record_prose)
+    problems += check_links(pages, produced, frozenset(drafts), record_prose, frozenset(failed))
     if options.strict:
         problems = strict(problems)
     if has_errors(problems):

@@ -53,9 +53,11 @@ class Linking(Protocol):
 
 
 def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: AbstractSet[str] = frozenset(),
-                others: Iterable[Linking] = ()) -> list[Problem]:
+                others: Iterable[Linking] = (), failed: AbstractSet[str] = frozenset()) -> list[Problem]:
     """``drafts``: URLs of draft pages left out of this build (a link to one gets a hint saying so).
-    ``others``: prose that is not an article (record pages): its links are checked, its ids are not targets."""
+    ``others``: prose that is not an article (record pages): its links are checked, its ids are not targets.
+    ``failed``: URLs of articles with errors of their own (not built this time): a link to them or to a
+    file below them is not checked, since their errors, not the link, are what to fix."""
     pages = list(pages)
     anchors = {page.url: page_anchors(page) for page in pages}
     heading_ids = {page.url: [str(t.attrGet("id")) for t in page.tokens if t.type == "heading_open" and t.attrGet("id")]
@@ -65,6 +67,8 @@ def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: Abstr
     for page in linking:
         for link in links(page.tokens, functools.partial(_body_lines, page)):
             where = Location(page.source.path, page.body_line + link.line, link.col)
+            if failed and _under(link.href, page.url, failed):
+                continue
             problem = (_check(link.href, page.url, produced, where, drafts)
                        or _anchor(link.href, page.url, anchors, heading_ids, where))
             if problem is not None:
@@ -119,6 +123,14 @@ def _check(href: str, page_url: str, produced: AbstractSet[str], where: Location
     if target in drafts or target + "/" in drafts:
         hint = "that page is a draft, left out of this build; build with --drafts, or publish it"
     return error(where, f"broken internal link {href}: no page or file at {target}", "link", hint=hint)
+
+
+def _under(href: str, page_url: str, folders: AbstractSet[str]) -> bool:
+    """Does a link without scheme point at one of ``folders`` (page URLs) or a file below one?"""
+    if _SCHEME.match(href) or href.startswith("//"):
+        return False
+    target = _target(href, page_url)
+    return any(target == folder or target + "/" == folder or target.startswith(folder) for folder in folders)
 
 
 def _target(href: str, page_url: str) -> str:

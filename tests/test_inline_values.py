@@ -185,6 +185,19 @@ def test_a_reference_that_selects_nothing_is_an_error_at_its_place(tmp_path: Pat
     assert outcome.stderr == expected + "1 error, 0 warnings\n"
 
 
+@pytest.mark.parametrize("body", ["A paragraph\nwhose second line has {value}`No such run` in it.",
+                                  "A paragraph\nof three lines\nwith {value}`No such run` on the last.",
+                                  "- a list item\n  continued with {value}`No such run`.",
+                                  "| run | rate |\n|---|---|\n| a | {value}`No such run` |"])
+def test_a_broken_reference_after_the_first_line_of_its_block_is_one_error(tmp_path: Path, body: str) -> None:
+    """It was also called 'an inline value where it cannot be shown' (issue 29): it is in the text."""
+    root = site(tmp_path, f"Before.\n\n{body}")
+    outcome = run(root, "check")
+    assert outcome.stderr == (f"{at(root, '{value}`No such run`')}: error: `No such run`: no reported result is labelled "
+                              "'No such run' [inline-value]\n  hint: labels: 'Decode at C1', 'Decode at C16', "
+                              "'Free memory'\n1 error, 0 warnings\n")
+
+
 EXTREMES = [
     ("{ratio}`Huge; Tiny; digits=2`",
      "the ratio, 1E+600, has too many digits to show with 2 decimal places (at most 60 digits)",

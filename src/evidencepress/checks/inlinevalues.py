@@ -59,11 +59,13 @@ def resolve_inline_values(tokens: Sequence[Token], body: str, body_line: int, fi
     """Every role of the body resolved; the problems of those that cannot be."""
     resolved: dict[tuple[str, str], InlineValue] = {}
     problems: list[Problem] = []
+    seen: set[tuple[str, str, int]] = set()  # (name, content, line) of each role the body scan found
     for piece in pieces(tokens, body, body_line):
         if piece.kind != "role":
             continue
         where = Location(file, piece.line, piece.col)
         key = (piece.name, piece.content)
+        seen.add((*key, piece.line))
         if piece.in_heading:
             problems.append(error(where, "an inline value in a heading", RULE, hint="move the value into the text "
                                   "below: headings give the table of contents and the anchors"))
@@ -75,17 +77,21 @@ def resolve_inline_values(tokens: Sequence[Token], body: str, body_line: int, fi
             problems.append(error(where, outcome.message, RULE, hint=outcome.hint))
         else:
             resolved[key] = outcome
-    problems += _elsewhere(tokens, file, body_line, {p.location.line for p in problems}, resolved)
+    problems += _elsewhere(tokens, file, body_line, seen)
     return resolved, problems
 
 
-def _elsewhere(tokens: Sequence[Token], file: str, body_line: int, reported: set[int],
-               resolved: dict[tuple[str, str], InlineValue]) -> list[Problem]:
-    """A role where the body scan does not look (an image's alt text): never rendered as a value."""
+def _elsewhere(tokens: Sequence[Token], file: str, body_line: int, seen: set[tuple[str, str, int]]) -> list[Problem]:
+    """A role where the body scan does not look (an image's alt text): never rendered as a value.
+    A role the scan found on a line of its block (``seen``) is in the text, resolved or not."""
     problems: list[Problem] = []
+    reported: set[int] = set()
     for block, role in _roles(tokens):
-        line = body_line + (block.map[0] if block.map else 0)
-        if (role.meta.get("name", ""), role.content) not in resolved and line not in reported:
+        start, end = block.map if block.map else (0, 1)
+        line = body_line + start
+        name = role.meta.get("name", "")
+        in_text = any((name, role.content, body_line + number) in seen for number in range(start, max(end, start + 1)))
+        if not in_text and line not in reported:
             problems.append(error(Location(file, line, 1), f"an inline value where it cannot be shown: "
                                   f"{{{role.meta.get('name', '')}}}`{role.content}`", RULE,
                                   hint="write inline values in the text of paragraphs, lists and tables"))

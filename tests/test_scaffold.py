@@ -60,6 +60,22 @@ def test_new_writes_a_draft_that_checks_and_builds_without_a_warning(tmp_path: P
     assert (root / "_site/guides/decode-on-one-spark/decode-on-one-spark.svg").is_file()
     published = (root / "content/guides/decode-on-one-spark.md").read_text().replace("draft: true", "draft: false")
     (root / "content/guides/decode-on-one-spark.md").write_text(published, encoding="utf-8")
+    # Published unedited, its example source is an error at each value (it once built silently)
+    unedited = run("build", "--root", str(root), "--jobs", "1")
+    assert unedited.exit_code == 1
+    assert unedited.stderr.startswith(
+        "content/guides/decode-on-one-spark.md:5:10: error: summary: the summary is still the new-article skeleton's "
+        "example [placeholder]\n  hint: write the source's own (`evidencepress new` wrote an example), or keep "
+        "`draft: true` until then\n"
+        "content/guides/decode-on-one-spark.md:11:16: error: sources[0].publisher: the publisher is still the "
+        "new-article skeleton's example [placeholder]\n"), unedited.stderr
+    assert [line.split(": error: ")[1] for line in unedited.stderr.splitlines() if ": error: " in line][2:] == [
+        f"sources[0].{key}: the {what} is still the new-article skeleton's example [placeholder]"
+        for key, what in (("url", "URL"), ("revision", "revision"), ("sha256", "SHA-256"))]
+    real = (published.replace("example-publisher", "someone").replace("0" * 64, "ab" * 32)
+            .replace("0" * 40, "1234567890abcdef1234567890abcdef12345678")
+            .replace("One or two sentences: what", "What"))
+    (root / "content/guides/decode-on-one-spark.md").write_text(real, encoding="utf-8")
     assert run("build", "--root", str(root), "--jobs", "1").exit_code == 0
     # --strict refuses a chart whose conditions are unknown: the unedited skeleton's
     refused = run("build", "--root", str(root), "--jobs", "1", "--strict")

@@ -15,13 +15,15 @@ import json
 import re
 from dataclasses import dataclass
 
+from ..checks.placeholders import PUBLISHER as PLACEHOLDER_PUBLISHER
+from ..checks.placeholders import REVISION as PLACEHOLDER_REVISION
+from ..checks.placeholders import SHA256 as PLACEHOLDER_SHA256
+from ..checks.placeholders import SUMMARY as PLACEHOLDER_SUMMARY
+from ..checks.placeholders import URL as PLACEHOLDER_URL
 from ..content.read import ASSETS, SLUG
 from ..schemas.load import SchemaSet
 
 MAX_SLUG = 100  # characters of one segment: a file name stays far below the 255 bytes of most file systems
-PLACEHOLDER_REVISION = "0000000000000000000000000000000000000000"
-PLACEHOLDER_SHA256 = "0" * 64
-PLACEHOLDER_URL = f"https://github.com/example-publisher/example-benchmark/blob/{PLACEHOLDER_REVISION}/README.md"
 LABEL = "Decode rate, one request"
 SECOND_LABEL = "Decode rate per request, four requests"
 
@@ -88,13 +90,13 @@ def _front_matter(title: str, checked: dt.date) -> str:
         "# A new article: replace every example value below. `evidencepress schema frontmatter --reference`",
         "# lists the front matter keys.",
         f"title: {json.dumps(title, ensure_ascii=False)}",
-        'summary: "One or two sentences: what the source measured, and what it leaves open."',
+        f"summary: {json.dumps(PLACEHOLDER_SUMMARY)}",
         f"checked: {checked.isoformat()}  # the day you checked the sources",
         "draft: true  # a draft is built only with --drafts; remove this line to publish",
         "tags: [example]",
         "sources:",
         "  # Every document the export cites. Pinned: the revision is a commit that appears in the URL.",
-        "  - publisher: example-publisher",
+        f"  - publisher: {PLACEHOLDER_PUBLISHER}",
         f'    url: "{PLACEHOLDER_URL}"',
         f'    revision: "{PLACEHOLDER_REVISION}"',
         f'    sha256: "{PLACEHOLDER_SHA256}"  # SHA-256 of the document as you read it',

@@ -19,6 +19,7 @@ from ..schemas.load import SchemaSet
 from .claims import source_claims
 from .inlinevalues import resolve_inline_values
 from .page import Page
+from .placeholders import placeholder_problems
 from .prose import check_prose
 from .resultids import result_id_problems, result_keys
 from .semantic import check_export, normalise_url
@@ -32,7 +33,9 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     front, front_problems = _front_matter(parsed.front_matter, path, schemas)
     problems += front_problems
     if front is not None:
-        problems += _source_warnings(front, parsed.front_matter.positions if parsed.front_matter else Positions(path))
+        positions = parsed.front_matter.positions if parsed.front_matter else Positions(path)
+        problems += _source_warnings(front, positions)
+        problems += placeholder_problems(front, positions)
     export = parsed.export
     problems += _export_presence(parsed, front)
     if export is not None:

@@ -1,4 +1,7 @@
-"""Tests marked ``forks`` check work done in forked workers. Where this process runs a thread
+"""The browser fixtures: one Chromium for the session (skipped, or failed under
+EVIDENCEPRESS_REQUIRE_BROWSER=1, where there is none; see browserkit.py) and a fresh page per test.
+
+Tests marked ``forks`` check work done in forked workers. Where this process runs a thread
 that Python does not know of (pytest-xdist's own, which talks to the controller), evidencepress
 does not fork (``forking.fork_is_safe``); such a test then runs in a fresh pytest process of its
 own, so that it forks as a build does, beside no thread at all.
@@ -14,8 +17,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from browserkit import ARGS, CHROMIUM, REQUIRED, Visit, missing_browser
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any test module imports numpy
 # The caches' secret (core.seal) is made here, not in the home of whoever runs the tests.
@@ -46,3 +52,25 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if result.returncode != 0 or "multi-threaded" in output:
         pytest.fail(f"in a fresh process:\n{output}", pytrace=False)
     return True
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    missing = missing_browser()
+    if missing:
+        if REQUIRED:
+            pytest.fail(f"EVIDENCEPRESS_REQUIRE_BROWSER=1 but {missing}")
+        pytest.skip(missing)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def visit(browser: Any) -> Iterator[Visit]:
+    opened = Visit(browser)
+    yield opened
+    opened.close()

@@ -10,46 +10,29 @@ checked by a validator (vnu when Java is there, else html5lib in strict
 mode); the feed and the sitemap must parse.
 
 Without Chromium (or Playwright) the browser tests skip and say why; with
-EVIDENCEPRESS_REQUIRE_BROWSER=1 (set by .ci/run) that is a failure instead.
+EVIDENCEPRESS_REQUIRE_BROWSER=1 (set by .ci/run) that is a failure instead
+(tests/browserkit.py, the ``browser`` and ``visit`` fixtures of conftest.py).
 """
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import shutil
 import subprocess
-import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browserkit import BASE_PATH, Visit, served
 from click.testing import CliRunner
 from test_build import copy_project
 
 from evidencepress.cli import main
 
-CHROMIUM = os.environ.get("EVIDENCEPRESS_CHROMIUM", "/usr/bin/chromium")
-REQUIRED = os.environ.get("EVIDENCEPRESS_REQUIRE_BROWSER") == "1"
-BASE_PATH = "/site/"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 ARTICLE = "guides/qwen-flash-next-concurrency-latency/"
 RECORD = "community/qwen38-flash-next-tp2-concurrency-context/"
-
-
-def _missing_browser() -> str:
-    if not Path(CHROMIUM).is_file():
-        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "Playwright is not installed (pip install -e '.[test]')"
-    return ""
 
 
 @pytest.fixture(scope="session")
@@ -63,87 +46,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-class _Host(SimpleHTTPRequestHandler):
-    """A static host: the site under BASE_PATH, /404.html for anything missing."""
-
-    def translate_path(self, path: str) -> str:
-        clean = path.split("?", 1)[0].split("#", 1)[0]
-        if not clean.startswith(BASE_PATH):
-            return str(Path(self.directory) / "no-such-file")
-        return super().translate_path("/" + clean[len(BASE_PATH):])
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        page = Path(self.directory) / "404.html"
-        if code != 404 or not page.is_file():
-            super().send_error(code, message, explain)
-            return
-        body = page.read_bytes()
-        self.send_response(404)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
 @pytest.fixture(scope="session")
 def server(site: Path) -> Iterator[str]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    missing = _missing_browser()
-    if missing:
-        if REQUIRED:
-            pytest.fail(f"EVIDENCEPRESS_REQUIRE_BROWSER=1 but {missing}")
-        pytest.skip(missing)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield launched
-        launched.close()
-
-
-class Visit:
-    """A page with every console error, page error and failed request it met."""
-
-    def __init__(self, browser: Any, width: int = 1280, scheme: str = "light") -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        self.page = self.context.new_page()
-        self.problems: list[str] = []
-        self.page.on("console", lambda m: self.problems.append(f"console: {m.text}") if m.type == "error" else None)
-        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
-        self.page.on("requestfailed", self._failed)
-        self.page.on("response", lambda r: self.problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-
-    def _failed(self, request: Any) -> None:
-        # ERR_ABORTED: the page moved on (a click, the next page) before a request ended; a missing
-        # file is an HTTP 404 when served and ERR_FILE_NOT_FOUND from disk, and both are problems
-        if request.failure != "net::ERR_ABORTED":
-            self.problems.append(f"failed: {request.url} {request.failure}")
-
-    def open(self, url: str, wait_until: str = "networkidle") -> Any:
-        self.page.goto(url, wait_until=wait_until)
-        return self.page
-
-    def close(self) -> None:
-        self.context.close()
-
-
-@pytest.fixture
-def visit(browser: Any) -> Iterator[Visit]:
-    opened = Visit(browser)
-    yield opened
-    opened.close()
+    with served(site) as url:
+        yield url
 
 
 @pytest.mark.parametrize("path", ["", ARTICLE, RECORD, "explore/", "community/", "search/", "schema/"])
@@ -351,11 +257,8 @@ def hostile_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     out = root.parent / "public"
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out)])
     assert outcome.exit_code == 0, outcome.output
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(out)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}"
-    httpd.shutdown()
-    httpd.server_close()
+    with served(out) as url:
+        yield url
 
 
 def test_search_filters_and_results_show_content_as_text(visit: Visit, hostile_server: str) -> None:
@@ -407,11 +310,8 @@ def comparable_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[
     keys = {row["label"]: row["comparison_key"] for row in rows}
     assert keys["Run A"] == keys["Run B"] is not None and keys["Run D no input"] is None
     assert len(set(keys.values())) == 4
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Host, directory=str(out)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{BASE_PATH}explore/", keys
-    httpd.shutdown()
-    httpd.server_close()
+    with served(out) as url:
+        yield url + "explore/", keys
 
 
 def _labels(page: Any) -> list[str]:

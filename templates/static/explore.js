@@ -81,13 +81,19 @@
   var state = readState();
   var before = null;  // the view "Comparable to this row" left, when the address could not keep it
 
+  // A member of a map read from results.js: never one that every object inherits (a value named
+  // "constructor" or "__proto__" is a value like any other).
+  function own(map, name) {
+    return map && Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
+  }
+
   function cell(row, column) {
     var index = columnIndex[column];
     return index === undefined ? null : row.cells[index];
   }
 
   function pageTitle(path) {
-    return (data.pages && data.pages[path]) || path;
+    return own(data.pages, path) || path;
   }
 
   function searchText(cells) {
@@ -163,24 +169,24 @@
 
   function fillSelect(name) {
     var select = form.elements[name];
-    var counts = {};
+    var counts = new Map();
     rows.forEach(function (row) {
       var value = cell(row, FILTERS[name]);
       if (value !== null) {
-        counts[value] = (counts[value] || 0) + 1;
+        counts.set(value, (counts.get(value) || 0) + 1);
       }
     });
-    var values = Object.keys(counts).sort(function (a, b) { return a.localeCompare(b, "en"); });
-    if (state[name] && !counts[state[name]]) {
+    var values = Array.from(counts.keys()).sort(function (a, b) { return a.localeCompare(b, "en"); });
+    if (state[name] && !counts.has(state[name])) {
       values.push(state[name]);
-      counts[state[name]] = 0;
+      counts.set(state[name], 0);
     }
     values.forEach(function (value) {
       var option = document.createElement("option");
+      var record = name === "record" ? own(data.records, value) : undefined;
+      var check = name === "verification" ? own(CHECKS, value) : undefined;
       option.value = value;
-      option.textContent = name === "record" && data.records && data.records[value] && data.records[value] !== value
-        ? data.records[value] + " (" + counts[value] + ")"
-        : (name === "verification" && CHECKS[value] ? CHECKS[value] : value) + " (" + counts[value] + ")";
+      option.textContent = (record && record !== value ? record : check || value) + " (" + counts.get(value) + ")";
       select.appendChild(option);
     });
     select.value = state[name];
@@ -261,7 +267,7 @@
     if (metric === null) {
       return "Not comparable: the result names no metric";
     }
-    var keys = (KEY_CONDITIONS && KEY_CONDITIONS[metric]) || [];
+    var keys = own(KEY_CONDITIONS, metric) || [];
     var unknown = keys.filter(function (key) {
       var index = columnIndex["conditions." + key];
       return index !== undefined && row.cells[index] === null;
@@ -335,7 +341,7 @@
     var page = cell(row, "page");
     tr.appendChild(linkCell(pageTitle(page), link(page)));
     var check = cell(row, "verification");
-    var checkCell = textCell(check === null ? null : (CHECKS[check] || check));
+    var checkCell = textCell(check === null ? null : (own(CHECKS, check) || check));
     if (check !== null) {
       checkCell.className = (checkCell.className ? checkCell.className + " " : "") + "check-label check-" + check;
     }
@@ -375,7 +381,7 @@
     if (!title) {
       var first = byKey.get(key)[0];
       var metric = cell(first, "metric");
-      var conditions = ((KEY_CONDITIONS && KEY_CONDITIONS[metric]) || []).filter(function (name) {
+      var conditions = (own(KEY_CONDITIONS, metric) || []).filter(function (name) {
         return columnIndex["conditions." + name] !== undefined;
       }).map(function (name) {
         return name + ": " + cell(first, "conditions." + name);
@@ -550,27 +556,27 @@
     if (!note) {
       return;
     }
-    var units = {};
-    var metrics = {};
-    var records = {};
+    var units = new Set();
+    var metrics = new Set();
+    var records = new Set();
     var keys = new Set();
     shown.forEach(function (row) {
-      units[cell(row, "unit")] = true;
-      metrics[cell(row, "metric")] = true;
-      records[cell(row, "source_record_id")] = true;
+      units.add(cell(row, "unit"));
+      metrics.add(cell(row, "metric"));
+      records.add(cell(row, "source_record_id"));
       keys.add(row.key);
     });
     // rows of one comparison key share their metric and key conditions: only a unit can still differ
     var oneKey = keys.size === 1 && !keys.has(null);
     var mixed = [];
-    if (Object.keys(units).length > 1) {
-      mixed.push(Object.keys(units).length + " units");
+    if (units.size > 1) {
+      mixed.push(units.size + " units");
     }
-    if (Object.keys(metrics).length > 1 && !oneKey) {
-      mixed.push(Object.keys(metrics).length + " metrics");
+    if (metrics.size > 1 && !oneKey) {
+      mixed.push(metrics.size + " metrics");
     }
-    if (Object.keys(records).length > 1 && !oneKey) {
-      mixed.push(Object.keys(records).length + " source records");
+    if (records.size > 1 && !oneKey) {
+      mixed.push(records.size + " source records");
     }
     var byNumber = state.sort === "value" && mixed.length > 0;
     note.hidden = !byNumber;

@@ -27,7 +27,7 @@ def _outcome(root: Path) -> tuple[list[str], list[str]]:
 
 
 def test_a_cached_page_is_the_page_and_an_edit_is_seen(tmp_path: Path) -> None:
-    root = make_site(tmp_path, {"guides/a.md": article("First", export_doc=export(result(unit="tok/s")))})
+    root = make_site(tmp_path, {"guides/a.md": article("First", export_doc=export(result(unit="tps")))})
     cold = _outcome(root)
     assert not (root / ".cache" / "pages.sqlite").exists(), "planning alone wrote the cache"
     build_site(BuildOptions(root=root, jobs=1))
@@ -253,13 +253,13 @@ def test_a_schema_edit_invalidates_cached_pages(tmp_path: Path) -> None:
 
     from sitekit import REPO
 
-    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tok/s")))})
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tps")))})
     shutil.copytree(REPO / "schema", root / "schema")
-    assert any("unit 'tok/s' is not in the unit vocabulary" in p for p in _outcome(root)[1])
+    assert any("unit 'tps' is not in the unit vocabulary" in p for p in _outcome(root)[1])
     units = json.loads((root / "schema/units.json").read_text())
-    units["units"]["tok/s"] = {"description": "tokens per second, as some sources write it"}
+    units["units"]["tps"] = {"description": "tokens per second, as some sources write it"}
     (root / "schema/units.json").write_text(json.dumps(units))
-    assert not any("tok/s" in p for p in _outcome(root)[1])
+    assert not any("tps" in p for p in _outcome(root)[1])
 
 
 REPLAY_PROBE = """
@@ -282,9 +282,9 @@ def _build_in_new_process(root: Path) -> tuple[str, str]:
 
 
 def test_an_unchanged_build_replays_its_record_without_the_pipeline(tmp_path: Path) -> None:
-    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tok/s")))})
+    root = make_site(tmp_path, {"guides/a.md": article("A", export_doc=export(result(unit="tps")))})
     status, report = _build_in_new_process(root)
-    assert status == "0 True True" and "unit 'tok/s' is not in the unit vocabulary" in report
+    assert status == "0 True True" and "unit 'tps' is not in the unit vocabulary" in report
     built = tree(root / "_site"), tree(root / "exports")
     status, replayed = _build_in_new_process(root)
     assert status == "0 False False", "a no-change build imported the pipeline"

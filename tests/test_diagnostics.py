@@ -605,8 +605,8 @@ WARNING_CASES: list[tuple[str, str, str]] = [
      at(53, 18, "warning: conditions.cross_source_ranking_alowed: unknown condition key 'cross_source_ranking_alowed': "
                 "did you mean 'cross_source_ranking_allowed'? [condition-key]",
         "rename the key to 'cross_source_ranking_allowed'")),
-    ("unknown-unit", edit('"unit": "tokens/s"', '"unit": "tok/s"'),
-     at(34, 7, "warning: reported_results[0].unit: unit 'tok/s' is not in the unit vocabulary [unit]",
+    ("unknown-unit", edit('"unit": "tokens/s"', '"unit": "tps"'),
+     at(34, 7, "warning: reported_results[0].unit: unit 'tps' is not in the unit vocabulary [unit]",
         "use a unit of schema/units.json, or add this one there")),
 ]
 
@@ -623,9 +623,9 @@ def test_warning_is_reported_and_the_build_succeeds(tmp_path: Path, article: str
 
 
 def test_strict_turns_a_warning_into_an_error(tmp_path: Path) -> None:
-    root = write_site(tmp_path, {"guides/decode.md": edit('"unit": "tokens/s"', '"unit": "tok/s"')})
+    root = write_site(tmp_path, {"guides/decode.md": edit('"unit": "tokens/s"', '"unit": "tps"')})
     result = run(root, "build", "--strict")
-    assert result.stderr == report(at(34, 7, "error: reported_results[0].unit: unit 'tok/s' is not in the unit "
+    assert result.stderr == report(at(34, 7, "error: reported_results[0].unit: unit 'tps' is not in the unit "
                                              "vocabulary [unit]", "use a unit of schema/units.json, or add this "
                                                                   "one there")) + "build failed: nothing was written\n"
     assert result.exit_code == 1
@@ -790,7 +790,7 @@ def test_a_10_mb_export_with_a_defect_near_its_end(tmp_path: Path) -> None:
 def several_files(root: Path) -> Path:
     return write_site(root, {
         "guides/b-second.md": edit('"value": 42.5', '"value": NaN'),
-        "guides/a-first.md": edit('"unit": "tokens/s"', '"unit": "tok/s"',
+        "guides/a-first.md": edit('"unit": "tokens/s"', '"unit": "tps"',
                                   edit('"concurrency": 1', '"concurrency": "one"',
                                        edit(PARAGRAPH, "See [nowhere](/guides/nowhere/)."))),
         "guides/c-third.md": "",
@@ -802,7 +802,7 @@ def test_all_problems_of_all_files_in_one_run_sorted_and_counted(tmp_path: Path)
     result = run(several_files(tmp_path))
     lines = [line for line in result.stderr.splitlines() if not line.startswith("  hint: ")]
     assert lines == [
-        ("content/guides/a-first.md:34:7: warning: reported_results[0].unit: unit 'tok/s' is not in the unit "
+        ("content/guides/a-first.md:34:7: warning: reported_results[0].unit: unit 'tps' is not in the unit "
         "vocabulary [unit]"),
         ('content/guides/a-first.md:40:9: error: reported_results[0].conditions.concurrency: expected integer >= 1 '
         'or null, got "one" [schema]'),

@@ -278,3 +278,24 @@ def test_a_value_where_it_cannot_be_shown_is_an_error(tmp_path: Path) -> None:
     assert outcome.stderr.startswith(f"{line}:1: error: an inline value where it cannot be shown: "
                                      "{value}`Decode at C1` [inline-value]\n  hint: write inline values in the text "
                                      "of paragraphs, lists and tables\n")
+
+
+def test_tok_s_is_tokens_s_for_charts_inline_arithmetic_and_the_unit_check(tmp_path: Path) -> None:
+    """One vocabulary names the spellings of one unit (issue 29): a chart drew tok/s on a tokens/s
+    axis, {ratio} refused the pair as different units, and the unit check called tok/s unknown."""
+    from sitekit import CHART
+
+    document = export(result("Decode at C1", 88.697), result("Decode at C16", 231.294, unit="tok/s"),
+                      result("Decode at C32", 240.5, unit="Tok/s"))
+    body = CHART + "\nThe rate grows {ratio}`Decode at C16; Decode at C1; digits=2`-fold."
+    root = make_site(tmp_path, {"guides/a.md": article("A", body + "\n\n## Part\n\nMore.\n", document)})
+    outcome = run(root, "build")
+    assert outcome.exit_code == 0, outcome.stderr
+    warnings = [line for line in outcome.stderr.splitlines() if "[unit]" in line]
+    line = at(root, '"Tok/s"').split(":")[1]
+    assert warnings == [(f"{FILE}:{line}:7: warning: reported_results[2].unit: unit "
+                        "'Tok/s' is not in the unit vocabulary [unit]")]
+    assert "  hint: did you mean 'tokens/s'? use a unit of schema/units.json, or add this one there" in outcome.stderr
+    html = (root / "_site/guides/a/index.html").read_text(encoding="utf-8")
+    assert "2.61" in html  # 231.294 ÷ 88.697, rounded half-up
+    assert "chart-unit" not in outcome.stderr

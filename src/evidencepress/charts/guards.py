@@ -11,6 +11,7 @@ from typing import Any
 
 from ..core.diagnostics import Problem, error
 from ..core.model import JsonPath, Positions, dotted
+from ..schemas.units import Units
 from . import style
 from .entry import Extracted
 from .kinds import kind_of
@@ -19,16 +20,18 @@ from .uncertainty import is_number
 from .units import same_unit, unit_key
 
 
-def panel_unit(panel: PanelSpec, extracted: list[Extracted], positions: Positions) -> tuple[str, list[Problem]]:
-    """The panel's display unit, or the problems that make it ambiguous."""
+def panel_unit(panel: PanelSpec, extracted: list[Extracted], positions: Positions,
+               units: Units | None = None) -> tuple[str, list[Problem]]:
+    """The panel's display unit, or the problems that make it ambiguous (``units``: the vocabulary
+    that says which spellings are one unit)."""
     if not kind_of(panel.kind).value_axis:
         return "", []
     base: JsonPath = ("panels", panel.index)
     by_unit: dict[str, list[str]] = {}
     for item in extracted:
         if item.unit is not None:
-            by_unit.setdefault(unit_key(item.unit), []).append(item.point.label)
-    authored = {unit_key(item.unit): item.unit for item in reversed(extracted) if item.unit is not None}
+            by_unit.setdefault(unit_key(item.unit, units), []).append(item.point.label)
+    authored = {unit_key(item.unit, units): item.unit for item in reversed(extracted) if item.unit is not None}
     if len(by_unit) > 1:
         parts = [f"{authored[key]!r} ({_some(labels)})" for key, labels in by_unit.items()]
         message = (
@@ -39,7 +42,7 @@ def panel_unit(panel: PanelSpec, extracted: list[Extracted], positions: Position
         hint = "narrow select.where (e.g. by metric or unit) or give each unit its own panel"
         return "", [_at(positions, base + ("select",), message, hint)]
     if panel.unit is not None:
-        wrong = [item for item in extracted if item.unit is not None and not same_unit(item.unit, panel.unit)]
+        wrong = [item for item in extracted if item.unit is not None and not same_unit(item.unit, panel.unit, units)]
         if wrong:
             labels = _some([w.point.label for w in wrong])
             message = f"unit {panel.unit!r} disagrees with the selected entries' unit {wrong[0].unit!r} ({labels})"

@@ -13,6 +13,7 @@ from typing import Any
 from ..core.diagnostics import Location, Problem
 from ..core.model import Positions
 from ..schemas.comparability import NO_RULES, Difference, Rules
+from ..schemas.units import Units
 from . import checks, guards, limits, style
 from .comparison import differences_problem, panel_differences
 from .entry import Context, Extracted
@@ -41,10 +42,11 @@ class BuiltPanel:
     differences: tuple[Difference, ...] = ()  # the key conditions its results do not all know and share
 
 
-def build_panel(panel: PanelSpec, export: Any, positions: Positions,
-                rules: Rules = NO_RULES) -> tuple[BuiltPanel | None, list[Problem]]:
+def build_panel(panel: PanelSpec, export: Any, positions: Positions, rules: Rules = NO_RULES,
+                units: Units | None = None) -> tuple[BuiltPanel | None, list[Problem]]:
     """A panel's values, or the errors that stop it; warnings ride along with the values.
-    ``rules``: which results may be compared (a panel that compares others says how they differ)."""
+    ``rules``: which results may be compared (a panel that compares others says how they differ);
+    ``units``: the unit vocabulary (None: the package's)."""
     selected, problems = select_entries(panel, export, positions)
     if problems:
         return None, problems
@@ -70,7 +72,7 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions,
     if panel.stacked and any(p.value is not None and p.value < 0 for p in points):
         return None, [ctx.problem("stacked", "stacked bars add parts end to end; a part is negative", "chart-kind",
                                   "draw negative values side by side (remove stacked:)")]
-    unit, problems = guards.panel_unit(panel, extracted, positions)
+    unit, problems = guards.panel_unit(panel, extracted, positions, units)
     x_numeric = False
     if kind.x_axis:
         x_numeric, found = guards.line_x(panel, extracted, [e.x for e in extracted], positions)

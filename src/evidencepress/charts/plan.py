@@ -15,6 +15,7 @@ from ..core import jsontext
 from ..core.diagnostics import Location, Problem, has_errors
 from ..core.model import Positions
 from ..schemas.comparability import NO_RULES, Rules
+from ..schemas.units import Units
 from . import layout, style
 from .comparison import NOT_LIKE, chart_notes, differences_text, panel_name
 from .kinds import LegendInput, kind_of
@@ -24,13 +25,14 @@ from .units import value_labels
 
 
 def build_plan(
-    spec: ChartSpec, export: Any, positions: Positions, fence_line: int, rules: Rules = NO_RULES
+    spec: ChartSpec, export: Any, positions: Positions, fence_line: int, rules: Rules = NO_RULES,
+    units: Units | None = None,
 ) -> tuple[ChartPlan | None, list[Problem]]:
     """The wide plan, with its narrow (phone) variant as ``.narrow``."""
     panels: list[BuiltPanel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
-        built, found = build_panel(panel, export, positions, rules)
+        built, found = build_panel(panel, export, positions, rules, units)
         problems += found
         if built is not None:
             panels.append(built)

@@ -1,35 +1,28 @@
 """One unit per panel: names that mean the same unit, and nothing more.
 
-``s`` and ``seconds`` are one unit; ``s`` and ``ms`` are two. Values are never
-converted between units, so a panel whose entries disagree is an error.
+``s`` and ``seconds`` are one unit; ``s`` and ``ms`` are two (the unit
+vocabulary's ``same_as``, ``schemas.units``). Values are never converted
+between units, so a panel whose entries disagree is an error.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..schemas.units import Units, canonical_unit
 from . import style
 from .model import Point, Reference
 
 MAX_FRACTION_DIGITS = 6  # a literal with more decimals is a computed float: the table shows it, the chart does not
 
-_SAME = (
-    ("s", "sec", "secs", "second", "seconds"),
-    ("ms", "msec", "millisecond", "milliseconds"),
-    ("percent", "%"),
-    ("tokens/s", "tok/s", "tokens/sec", "tokens per second"),
-)
-_CANONICAL = {name: names[0] for names in _SAME for name in names}
+def unit_key(unit: str, units: Units | None = None) -> str:
+    """The name that stands for ``unit`` when comparing, as the unit vocabulary says (``units``: the
+    site's; None: the package's): ``seconds`` -> ``s``, ``tok/s`` -> ``tokens/s``."""
+    return canonical_unit(unit, units)
 
 
-def unit_key(unit: str) -> str:
-    """The name that stands for ``unit`` when comparing: ``seconds`` -> ``s``."""
-    text = " ".join(unit.split())
-    return _CANONICAL.get(text.lower() if text.lower() in _CANONICAL else text, text)
-
-
-def same_unit(a: str, b: str) -> bool:
-    return unit_key(a) == unit_key(b)
+def same_unit(a: str, b: str, units: Units | None = None) -> bool:
+    return unit_key(a, units) == unit_key(b, units)
 
 
 # A value axis in a larger unit: its ticks are divided, its title is the new unit. (unit, step, prefixed units)

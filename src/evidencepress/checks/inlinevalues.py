@@ -20,6 +20,7 @@ from ..content.inlinerefs import Ref, RoleError, RoleSpec, parse_role
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
 from ..core.numbers import grouped
+from ..schemas.units import canonical_unit
 from .inlineselect import Selected, SelectionError, select
 
 RULE = "inline-value"
@@ -215,7 +216,4 @@ def _plain(number: decimal.Decimal) -> str:
 
 
 def _same_unit(unit: str, units: Mapping[str, Any]) -> str:
-    entry = units.get(unit)
-    same_as = entry.get("same_as") if isinstance(entry, Mapping) else None
-    return str(same_as) if isinstance(same_as, str) else unit
-
+    return canonical_unit(unit, units)

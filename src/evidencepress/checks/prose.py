@@ -28,6 +28,7 @@ from markdown_it.token import Token
 from ..content.bodyscan import pieces
 from ..core.diagnostics import Location, Problem, warning
 from ..core.model import JsonPath
+from ..schemas.units import canonical_unit
 from .prosenumbers import ExportNumber, ProseNumber, export_numbers, prose_numbers
 
 RULE = "prose-number"
@@ -99,8 +100,8 @@ def _match(number: ProseNumber, candidate: ExportNumber) -> str:
 
 
 def _normal(unit: str) -> str:
-    return {"second": "s", "seconds": "s", "sec": "s", "percent": "%", "tok/s": "tokens/s", "token": "tokens",
-            "request": "requests"}.get(unit, unit)
+    """The unit vocabulary's name for a unit word of the prose (a singular count word as its plural)."""
+    return canonical_unit({"token": "tokens", "request": "requests"}.get(unit, unit))
 
 
 def _kind(unit: str) -> str:

@@ -17,6 +17,7 @@ from ..core.diagnostics import Problem, error, warning
 from ..core.export import objects
 from ..core.model import FrontMatter, JsonPath, Positions, SourceRef, dotted
 from ..core.typos import misspelling_of
+from ..schemas.units import suggested_unit
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -124,8 +125,11 @@ def _unit(result: Mapping[str, Any], path: JsonPath, positions: Positions, units
     unit = result.get("unit")
     if isinstance(unit, str) and unit and unit not in units:
         where = positions.of_key(path + ("unit",))
+        close = suggested_unit(unit, units)
+        hint = (f"did you mean {close!r}? " if close is not None else "") + \
+            "use a unit of schema/units.json, or add this one there"
         return [warning(where, f"unit {unit!r} is not in the unit vocabulary", "unit", dotted(path + ("unit",)),
-                        "use a unit of schema/units.json, or add this one there")]
+                        hint)]
     return []
 
 

@@ -21,7 +21,9 @@ import pytest
 from click.testing import CliRunner, Result
 from sitekit import example_site_toml
 
+from evidencepress.build.recipe import site_files
 from evidencepress.cli import main
+from evidencepress.core.options import BuildOptions
 from evidencepress.output.writer import FolderWriter
 
 REPO = Path(__file__).resolve().parents[1]
@@ -540,14 +542,48 @@ def test_symlink_leaving_content_is_refused(tmp_path: Path) -> None:
     os.symlink(tmp_path, root / "content/guides/folder")
     result = run(root)
     hint = "copy the file into content/ instead of linking to it"
-    assert result.stderr == report(f"content/guides/folder: error: symlink points outside content/ [path]\n"
-                                   f"  hint: {hint}",
-                                   f"content/guides/linked.md: error: symlink points outside content/ [path]\n"
-                                   f"  hint: {hint}", errors=2,
+    assert result.stderr == report(f"content/guides/folder: error: symlink points outside content/, to {tmp_path} "
+                                   f"[path]\n  hint: {hint}",
+                                   f"content/guides/linked.md: error: symlink points outside content/, to {outside} "
+                                   f"[path]\n  hint: {hint}", errors=2,
                                    breakdown=("by rule:", "  path  2 errors", "by file:",
                                               "  content/guides/folder     1 error",
                                               "  content/guides/linked.md  1 error"))
     assert result.exit_code == 1
+
+
+@pytest.mark.parametrize("folder", ["content", "static"])
+def test_a_content_or_static_folder_linked_outside_the_site_is_refused(tmp_path: Path, folder: str) -> None:
+    """``ln -s /outside static`` published id_rsa, and a linked content/ was read, by build, check and
+    serve alike (issue 25): the folder itself must resolve inside the site root."""
+    root = write_site(tmp_path / "site", {"guides/decode.md": ARTICLE})
+    outside = tmp_path / "outside"
+    (root / folder).rename(outside) if folder == "content" else outside.mkdir()
+    (outside / "id_rsa").write_text("secret", encoding="utf-8")
+    (root / folder).symlink_to(outside)
+    expected = report(f"{folder}: error: {folder}/ is a symlink to {outside}, outside the site root [path]\n"
+                      f"  hint: move the folder into the site, or link {folder} to a folder inside it")
+    for command in ("check", "build"):
+        result = run(root, command)
+        assert (result.exit_code, without_progress(result.stderr)) == (1, expected + ("build failed: nothing was "
+                                                                                     "written\n" if command == "build"
+                                                                                     else ""))
+    files, problems = site_files(BuildOptions(root=root, jobs=1))
+    assert files is None and [p.format() for p in problems] == [expected.split("\n1 error")[0]]
+    assert not (root / "_site").exists()
+
+
+def test_content_and_static_folders_linked_inside_the_site_keep_working(tmp_path: Path) -> None:
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE})
+    (root / "src").mkdir()
+    (root / "content").rename(root / "src/content")
+    (root / "content").symlink_to("src/content")
+    (root / "src/static").mkdir()
+    (root / "src/static/CNAME").write_text("evidence.example.org\n", encoding="utf-8")
+    (root / "static").symlink_to(root / "src/static")
+    assert run(root, "build").exit_code == 0
+    assert (root / "_site/CNAME").read_text() == "evidence.example.org\n"
+    assert (root / "_site/guides/decode/index.html").is_file()
 
 
 def test_broken_symlink_is_an_error_not_a_traceback(tmp_path: Path) -> None:

@@ -290,6 +290,21 @@ def test_a_revision_that_does_not_build_is_reported_with_its_errors(repo: Path) 
     assert worktrees(repo) == [str(repo)]
 
 
+def test_a_committed_content_link_leaving_the_site_is_refused_by_diff(repo: Path, tmp_path: Path) -> None:
+    """A committed ``content -> /outside`` was followed by the checkout diff renders (issue 25)."""
+    outside = tmp_path / "outside"
+    (repo / "content").rename(outside)
+    (repo / "content").symlink_to(outside)
+    linked = commit(repo, "content linked outside")
+    outcome = diff(repo, "HEAD~1", "HEAD")
+    assert outcome.exit_code == 1 and outcome.stdout == ""
+    assert outcome.stderr == (f"content: error: content/ is a symlink to {outside}, outside the site root [path]\n"
+                              "  hint: move the folder into the site, or link content to a folder inside it\n"
+                              "1 error, 0 warnings\n"
+                              f"diff failed: the HEAD side, HEAD ({linked[:7]}), does not build: 1 error\n")
+    assert worktrees(repo) == [str(repo)]
+
+
 def test_usage_errors_exit_2(repo: Path, tmp_path: Path) -> None:
     outcome = diff(repo, "no-such-branch")
     assert outcome.exit_code == 2

@@ -114,6 +114,51 @@ def test_new_never_overwrites(tmp_path: Path) -> None:
     assert (root / "content/guides/a/index.md").read_text() == "mine"
 
 
+def test_new_never_writes_outside_content_through_a_link(tmp_path: Path) -> None:
+    """A dangling link and a linked section folder let ``new`` write outside content/ (issue 25); a
+    link that stays inside content/ keeps working."""
+    (tmp_path / "site").mkdir()
+    root = site(tmp_path / "site")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "content/guides").mkdir(parents=True)
+    (root / "content/guides/evil.md").symlink_to(outside / "evil.md")
+    (root / "content/notes").symlink_to(outside)
+    (root / "content/inside").symlink_to("guides")
+    for target, link, points in (("guides/evil", "guides/evil.md", outside / "evil.md"), ("notes/a", "notes", outside)):
+        outcome = run("new", target, "--root", str(root))
+        assert outcome.exit_code == 2
+        assert outcome.stderr.endswith(f"Error: content/{link} is a symlink to {points}, outside content/: new writes "
+                                       "only inside it (remove the link, or choose another path)\n")
+    assert list(outside.iterdir()) == []
+    assert run("new", "inside/kept", "--root", str(root)).exit_code == 0
+    assert (root / "content/guides/kept.md").is_file()
+
+
+def test_new_refuses_a_content_folder_linked_outside_the_site(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    root = site(tmp_path / "site")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "content").symlink_to(outside)
+    outcome = run("new", "guides/a", "--root", str(root))
+    assert outcome.exit_code == 2
+    assert outcome.stderr.endswith(f"Error: content is a symlink to {outside}, outside the site root: new writes only "
+                                   "inside it\n")
+    assert list(outside.iterdir()) == []
+
+
+def test_new_refuses_a_dangling_link_inside_content(tmp_path: Path) -> None:
+    root = site(tmp_path)
+    (root / "content/guides").mkdir(parents=True)
+    (root / "content/guides/a.md").symlink_to("gone.md")
+    outcome = run("new", "guides/a", "--root", str(root))
+    assert outcome.exit_code == 2
+    assert outcome.stderr.endswith(f"Error: {root}/content/guides/a.md already exists; edit it, or choose another "
+                                   "slug\n")
+    assert not (root / "content/guides/gone.md").exists()
+
+
 def test_new_needs_a_site_root(tmp_path: Path) -> None:
     outcome = run("new", "guides/a", "--root", str(tmp_path))
     assert outcome.exit_code == 2

@@ -126,7 +126,7 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 @click.option("--checked", type=click.DateTime(formats=["%Y-%m-%d"]), help="The checked date (default: today).")
 def new(target: str, root: Path, title: str | None, checked: dt.datetime | None) -> None:
     """Write a draft article skeleton (e.g. guides/my-article) that passes check."""
-    from .authoring.new import article_skeleton, parse_target, title_problem
+    from .authoring.new import article_skeleton, parse_target, placement_problem, title_problem
 
     parsed = parse_target(target)
     if isinstance(parsed, str):
@@ -136,14 +136,18 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
         raise click.BadParameter(unwritable, param_hint="--title")
     if not (root / "site.toml").is_file():
         raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, or pass --root DIR")
+    outside = placement_problem(root, parsed)
+    if outside is not None:
+        raise click.UsageError(outside)
     path = root / "content" / parsed.rel
-    existing = path if path.exists() else path.with_suffix("") / "index.md"
-    if existing.exists():
+    existing = path if path.exists() or path.is_symlink() else path.with_suffix("") / "index.md"
+    if existing.exists() or existing.is_symlink():
         raise click.UsageError(f"{existing} already exists; edit it, or choose another slug")
     day = checked.date() if checked is not None else dt.date.today()
     text = article_skeleton(parsed, _site_schemas(root), day, title)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    with path.open("x", encoding="utf-8") as created:  # "x": never through a link that appeared meanwhile
+        created.write(text)
     click.echo(f"created content/{parsed.rel}: a draft; `evidencepress build --drafts` shows it, "
                "and removing `draft: true` publishes it")
 

@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..checks.placeholders import PUBLISHER as PLACEHOLDER_PUBLISHER
 from ..checks.placeholders import REVISION as PLACEHOLDER_REVISION
@@ -51,6 +52,23 @@ def parse_target(text: str) -> Target | str:
     if long is not None:
         return f"{long[:20]}… is {len(long)} characters; a slug has at most {MAX_SLUG} (it names a folder and a URL)"
     return Target(path + ".md", segments[-1])
+
+
+def placement_problem(root: Path, target: Target) -> str | None:
+    """Why the file of ``target`` would be written outside ``root/content/`` (a symlinked content
+    folder, section folder or file, dangling or not), else None."""
+    content = root / "content"
+    real_root = root.resolve()
+    if not content.resolve().is_relative_to(real_root):
+        return f"content is a symlink to {content.resolve()}, outside the site root: new writes only inside it"
+    real_content = content.resolve()
+    path = content
+    for segment in target.rel.split("/"):
+        path = path / segment
+        if path.is_symlink() and not path.resolve().is_relative_to(real_content):
+            return (f"content/{path.relative_to(content).as_posix()} is a symlink to {path.resolve()}, outside "
+                    "content/: new writes only inside it (remove the link, or choose another path)")
+    return None
 
 
 def title_problem(title: str | None) -> str | None:

@@ -37,6 +37,10 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
     if not base.is_dir():
         where = Location(content_dir)
         return Content((), ()), [error(where, "content folder not found", "read", hint="create it, or pass --root")]
+    static, static_problems = read_static(root)
+    escaped = _outside_root(base, root, content_dir)
+    if escaped is not None:
+        return Content((), (), static), [escaped, *static_problems]
     pages: list[SourceFile] = []
     assets: list[Asset] = []
     real_base = base.resolve()
@@ -60,7 +64,6 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
             problems.append(warning(Location(shown), "not published: only .md files and content/assets/ are",
                                     "path", hint="move static files to content/assets/"))
     unique, clashes = _one_page_per_url(pages)
-    static, static_problems = read_static(root)
     return Content(unique, tuple(assets), static), problems + clashes + static_problems
 
 
@@ -69,6 +72,9 @@ def read_static(root: Path) -> tuple[tuple[Asset, ...], list[Problem]]:
     base = root / STATIC_DIR
     if not base.is_dir():
         return (), []
+    escaped = _outside_root(base, root, STATIC_DIR)
+    if escaped is not None:
+        return (), [escaped]
     problems: list[Problem] = []
     files: list[Asset] = []
     real_base = base.resolve()
@@ -82,6 +88,15 @@ def read_static(root: Path) -> tuple[tuple[Asset, ...], list[Problem]]:
         if data is not None:
             files.append(Asset(path.relative_to(base).as_posix(), data))
     return tuple(files), problems
+
+
+def _outside_root(folder: Path, root: Path, shown: str) -> Problem | None:
+    """``content`` or ``static`` linked to a folder outside the site: its files would be published."""
+    target = folder.resolve()
+    if target.is_relative_to(root.resolve()):
+        return None
+    return error(Location(shown), f"{shown}/ is a symlink to {target}, outside the site root", "path",
+                 hint=f"move the folder into the site, or link {shown} to a folder inside it")
 
 
 def _read_bytes(path: Path, shown: str, problems: list[Problem]) -> bytes | None:
@@ -132,7 +147,7 @@ def _refused(path: Path, real_base: Path, shown: str, folder: str = "content") -
                 return error(Location(shown), "symlink loop: the link points (through others) at itself", "path",
                              hint="remove the link, or point it at a file")
         if target is not None and not _inside(target, real_base):
-            return error(Location(shown), f"symlink points outside {folder}/", "path",
+            return error(Location(shown), f"symlink points outside {folder}/, to {target}", "path",
                          hint=f"copy the file into {folder}/ instead of linking to it")
     if path.is_symlink() and not path.exists():
         return error(Location(shown), "broken symlink: its target does not exist", "path",

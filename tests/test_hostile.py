@@ -262,6 +262,33 @@ def test_an_array_beyond_the_limit_is_an_error_at_its_first_item_too_many(tmp_pa
         "an export array holds at most 20,000 items; split the evidence over several pages"))
 
 
+def test_a_markdown_file_beyond_the_size_limit_is_refused_unread(tmp_path: Path) -> None:
+    """A 20 MB article took 112 s to parse (issue 25): past 12,000,000 bytes a page, and a record's
+    prose, is an error at the file before anything parses it."""
+    padding = "\n" + "Words of prose. " * 760_000
+    root = write_site(tmp_path, {"guides/decode.md": ARTICLE + padding, "community/example-record.md": padding})
+    hint = "split the article into several pages, each with the results its prose discusses"
+    size = len((ARTICLE + padding).encode())
+    result = run(root)
+    assert result.exit_code == 1
+    assert result.stderr == report(
+        f"content/community/example-record.md: error: {len(padding):,} bytes; a page holds at most 12,000,000 "
+        f"[file-size]\n  hint: {hint}",
+        f"content/guides/decode.md: error: {size:,} bytes; a page holds at most 12,000,000 [file-size]\n  hint: {hint}",
+        errors=2, breakdown=("by rule:", "  file-size  2 errors", "by file:", "  content/community/example-record.md  1 error",
+                             "  content/guides/decode.md             1 error"))
+
+
+def test_a_markdown_file_at_the_size_limit_is_read(tmp_path: Path) -> None:
+    folder = tmp_path / "content" / "guides"
+    folder.mkdir(parents=True)
+    (folder / "at.md").write_bytes(b"x" * read.MAX_PAGE_BYTES)
+    (folder / "past.md").write_bytes(b"x" * (read.MAX_PAGE_BYTES + 1))
+    content, problems = read.read_content(tmp_path)
+    assert [page.rel for page in content.pages] == ["guides/at.md"]
+    assert [(p.location.path, p.rule) for p in problems] == [("content/guides/past.md", "file-size")]
+
+
 def test_a_title_beyond_the_limit_is_an_error(tmp_path: Path) -> None:
     text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "' + "T" * 301 + '"')
     assert "title: expected one line of at most 300 characters" in _check(text, tmp_path)

@@ -20,6 +20,7 @@ from ..core.diagnostics import Location, Problem, error, warning
 from ..core.model import Asset, SourceFile
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+MAX_PAGE_BYTES = 12_000_000  # above the 10 MB export the tests build; a 20 MB article took minutes to parse
 ASSETS = "assets"
 STATIC_DIR = "static"
 
@@ -99,13 +100,24 @@ def _outside_root(folder: Path, root: Path, shown: str) -> Problem | None:
                  hint=f"move the folder into the site, or link {shown} to a folder inside it")
 
 
-def _read_bytes(path: Path, shown: str, problems: list[Problem]) -> bytes | None:
+def _read_bytes(path: Path, shown: str, problems: list[Problem], limit: int | None = None) -> bytes | None:
+    """The file's bytes; with ``limit``, never more than that many (a larger file is a problem, unread)."""
     try:
-        return path.read_bytes()
+        if limit is None:
+            return path.read_bytes()
+        with path.open("rb") as file:
+            size = os.fstat(file.fileno()).st_size
+            data = file.read(limit + 1)
     except OSError as exc:
         problems.append(error(Location(shown), f"cannot be read: {exc.strerror or exc}", "read",
                               hint="check the file exists and is readable, then build again"))
         return None
+    if len(data) > limit:
+        problems.append(error(Location(shown), f"{max(size, len(data)):,} bytes; a page holds at most {limit:,}",
+                              "file-size", hint="split the article into several pages, each with the results its "
+                                                "prose discusses"))
+        return None
+    return data
 
 
 def _one_page_per_url(pages: list[SourceFile]) -> tuple[tuple[SourceFile, ...], list[Problem]]:
@@ -164,7 +176,7 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
         hint = "use lowercase letters, digits and hyphens, e.g. " + _suggest(bad)
         return None, [error(Location(shown), f"{bad!r} is not a slug", "slug", hint=hint)]
     problems: list[Problem] = []
-    data = _read_bytes(path, shown, problems)
+    data = _read_bytes(path, shown, problems, MAX_PAGE_BYTES)
     if data is None:
         return None, problems
     if data.startswith(b"\xef\xbb\xbf"):

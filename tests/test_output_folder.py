@@ -76,6 +76,26 @@ def test_output_in_site_toml_is_checked_too(tmp_path: Path) -> None:
     assert tree(root) == before
 
 
+@pytest.mark.parametrize("kind", ["a file", "a link to nothing"])
+@pytest.mark.parametrize("flags", [(), ("--no-cache",)])
+def test_a_cache_path_that_is_not_a_folder_is_an_error_naming_it(tmp_path: Path, kind: str,
+                                                                 flags: tuple[str, ...]) -> None:
+    """A regular file .cache failed the build with "write-journal.json: Not a directory" (issue 25)."""
+    root = _site(tmp_path / "site")
+    assert _build(root)[0] == 0
+    (root / ".cache").rename(tmp_path / "old-cache")
+    if kind == "a file":
+        (root / ".cache").write_text("not a folder")
+    else:
+        (root / ".cache").symlink_to(tmp_path / "nowhere")
+    before = tree(root)
+    code, output = _build(root, *flags)
+    assert code == 2
+    assert output == (f".cache: error: .cache is {kind}, not a folder: the build keeps its caches and its write "
+                      "journal in it [cache]\n  hint: remove or rename it, then build again\n1 error, 0 warnings\n")
+    assert tree(root) == before
+
+
 def test_static_files_are_copied_to_the_output_root_on_every_build(tmp_path: Path) -> None:
     root = _site(tmp_path / "site")
     (root / "static" / ".well-known").mkdir(parents=True)

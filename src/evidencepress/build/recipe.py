@@ -13,6 +13,7 @@ returns all problems of the run.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -88,6 +89,9 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     refused = refusal(out, options.root, RESERVED_FOLDERS, options.force)
     if refused is not None:
         raise ConfigError([error(Location(str(out)), refused.message, "output", hint=refused.hint)])
+    blocked = _cache_folder_problem(options)
+    if blocked is not None:
+        raise ConfigError([blocked])
     caches = site_caches(options)
     if options.use_cache:
         caches.begin()  # pages and rendered files go into the caches in batches as they are made
@@ -103,6 +107,17 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if written is not None and options.use_cache:
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
     return problems
+
+
+def _cache_folder_problem(options: BuildOptions) -> Problem | None:
+    """A file where the cache folder goes: the write journal lives there even with --no-cache."""
+    for folder in dict.fromkeys([options.root / CACHE_ROOT, caches_of(options)]):
+        if os.path.lexists(folder) and not folder.is_dir():
+            shown = folder.relative_to(options.root).as_posix() if folder.is_relative_to(options.root) else str(folder)
+            what = "a link to nothing" if folder.is_symlink() else "a file"
+            return error(Location(shown), f"{shown} is {what}, not a folder: the build keeps its caches and its "
+                                          "write journal in it", "cache", hint="remove or rename it, then build again")
+    return None
 
 
 def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Caches, progress: StageProgress | None,

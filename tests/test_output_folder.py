@@ -123,6 +123,37 @@ def test_a_static_or_asset_file_may_not_replace_a_generated_one(tmp_path: Path) 
     assert not (root / "_site").exists()
 
 
+def test_names_one_file_system_takes_for_one_are_errors_naming_both(tmp_path: Path) -> None:
+    """Café.md in NFC and NFD, Alpha and alpha, Img/ and img/ were published side by side (issue 25):
+    a macOS or Windows checkout keeps one of each pair."""
+    root = _site(tmp_path / "site")
+    assets, static = root / "content" / "assets", root / "static"
+    (assets / "Img").mkdir(parents=True)
+    (assets / "Img" / "a.png").write_text("a")
+    (assets / "img").mkdir()
+    (assets / "img" / "b.png").write_text("b")
+    (assets / "Cafe\u0301.png").write_text("decomposed")
+    (assets / "Caf\u00e9.png").write_text("composed")
+    (static / "Guides").mkdir(parents=True)
+    (static / "Guides" / "notes.txt").write_text("x")
+    (static / "assets").mkdir()
+    (static / "assets" / "LOGO.svg").write_text("x")
+    (assets / "logo.svg").write_text("y")
+    code, output = _build(root)
+    hint = "\n  hint: rename one of them so that the names differ in more than that"
+    case = "only in case: macOS and Windows file systems hold only one of the two [path]" + hint
+    assert code == 1
+    assert output.split("by rule:")[0] == "\n".join([
+        "content/assets/Caf\u00e9.png: error: /assets/Caf\u00e9.png differs from content/assets/Cafe\u0301.png only in "
+        "Unicode normalization (one name is composed, NFC, the other decomposed, NFD): a macOS file system holds only "
+        "one of the two [path]" + hint,
+        "content/assets/img/b.png: error: its folder /assets/img/ differs from the folder /assets/Img/ " + case,
+        "content/assets/logo.svg: error: /assets/logo.svg differs from static/assets/LOGO.svg " + case,
+        "static/Guides/notes.txt: error: its folder /Guides/ differs from the folder /guides/ " + case,
+        ""])
+    assert not (root / "_site").exists()
+
+
 def test_remove_tree_removes_a_large_tree_and_never_follows_links(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

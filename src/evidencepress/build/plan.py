@@ -15,6 +15,7 @@ from pathlib import Path
 from ..cache.caches import Caches, Store, open_caches
 from ..cache.pages import Outcome, load_page, page_key, save_page
 from ..checks.config import SiteConfig, load_config, override_base_url
+from ..checks.filenames import name_collisions
 from ..checks.links import check_links
 from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
@@ -236,7 +237,9 @@ def _file_collisions(pages: list[Page], assets: tuple[Asset, ...], static: tuple
         if item.rel in seen:
             problems.append(error(Location(f"static/{item.rel}"), f"/{item.rel} is also content/{item.rel}", "path",
                                   hint="keep one of the two files"))
-    return problems
+    copied = {f"/{item.rel}": f"static/{item.rel}" for item in static if item.rel not in seen}
+    copied |= {f"/{item.rel}": f"content/{item.rel}" for item in assets}
+    return problems + name_collisions(generated - copied.keys(), copied)
 
 
 def produced_paths(pages: list[Page], assets: tuple[Asset, ...], schemas: SchemaSet, generated: set[str],

@@ -219,6 +219,21 @@ def test_a_derived_value_beyond_decimals_digits_is_an_error_not_a_traceback(tmp_
     assert outcome.stderr == f"{at(root, role)}: error: {message} [inline-value]\n  hint: {hint}\n1 error, 0 warnings\n"
 
 
+@pytest.mark.parametrize("role, shown", [
+    ("{ratio}`One; Three`", "1 ÷ 3"),
+    ("{sum}`Huge; Tiny`", "1E+300 + 1E-300"),
+    ("{difference}`Huge; Tiny`", "1E+300 − 1E-300"),
+])
+def test_a_derived_value_without_an_exact_form_names_its_own_operator(tmp_path: Path, role: str, shown: str) -> None:
+    """The message of a {sum} or {difference} spoke of "÷" (issue 25)."""
+    document = export(result("Huge", 1e300), result("Tiny", 1e-300), result("One", 1), result("Three", 3))
+    root = site(tmp_path, f"Before.\n\nThe value is {role} here.", document)
+    outcome = run(root, "check")
+    assert outcome.stderr == (f"{at(root, role)}: error: {shown} has no exact decimal form in 60 digits [inline-value]\n"
+                              "  hint: say how many decimal places to show, e.g. `; digits=2` (rounded half-up)\n"
+                              "1 error, 0 warnings\n")
+
+
 def test_rounding_a_literal_longer_than_decimals_default_precision(tmp_path: Path) -> None:
     document = export(result("Long", 1.5))
     root = site(tmp_path, "Long {round}`Long; digits=2`.", document)

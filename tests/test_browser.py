@@ -392,3 +392,45 @@ def test_grouping_by_comparison_key_puts_equal_keys_together_and_the_rest_last(
     again.uncheck("#explore-group")
     assert again.locator("#explore-table tbody").count() == 1 and len(_labels(again)) == 4
     assert visit.problems == []
+
+
+# --- content values are never Object.prototype's names (issue 25) -----------------------------------
+
+PROTOTYPE_NAMES = ("__proto__", "constructor", "toString", "hasOwnProperty")
+
+
+@pytest.fixture(scope="module")
+def prototype_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One result per model named after a property of Object.prototype, served under /site/."""
+    from sitekit import article, export, make_site, result
+
+    entries = []
+    for number, model in enumerate(PROTOTYPE_NAMES):
+        entry = result(f"Run {number}", 40.0 + number)
+        entry["conditions"] = dict(entry["conditions"], model=model, engine=model)
+        entries.append(entry)
+    root = tmp_path_factory.mktemp("prototype") / "site"
+    make_site(root, {"guides/a.md": article("Runs", "Text.", export(*entries))})
+    out = root.parent / "public"
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out)])
+    assert outcome.exit_code == 0, outcome.output
+    with served(out) as url:
+        yield url + "explore/"
+
+
+def test_the_explorer_counts_and_filters_models_named_like_object_properties(visit: Visit,
+                                                                             prototype_server: str) -> None:
+    """A model named __proto__ was dropped from the filter, constructor counted as "function Object()"."""
+    page = visit.open(prototype_server + "?sort=constructor")
+    expected = sorted(f"{name} (1)" for name in PROTOTYPE_NAMES)
+    for select in ("#filter-model", "#filter-engine"):
+        shown = page.eval_on_selector_all(f"{select} option", "found => found.filter(o => o.value).map(o => o.text)")
+        assert sorted(shown) == expected
+    assert page.locator(ROW).count() == len(PROTOTYPE_NAMES)
+    for name in PROTOTYPE_NAMES:
+        page.select_option("#filter-model", name)
+        assert page.locator(ROW).count() == 1
+        assert page.locator(f"{ROW} td", has_text=name).count() >= 1
+    again = visit.open(prototype_server + "?model=__proto__")
+    assert again.locator(ROW).count() == 1 and again.input_value("#filter-model") == "__proto__"
+    assert visit.problems == []

@@ -15,6 +15,10 @@
  * key are found once, when the page loads, and each row's <tr> (and each
  * group's header) is made once: a keystroke filters and sorts the rows, then
  * (see place) adds and removes only the <tr> that come and go.
+ *
+ * Values of the content (a model, a record id, a metric) are keys of Maps and
+ * Sets, or read with own() from the objects of results.js: a model named
+ * __proto__ or constructor is a value like any other, never Object.prototype.
  */
 (function () {
   "use strict";
@@ -36,6 +40,10 @@
     count.textContent = "The results could not be loaded. Download them as CSV or JSON above.";
     return;
   }
+  // An own property of a plain object, never one inherited from Object.prototype (constructor, toString).
+  function own(object, key) {
+    return object && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+  }
   var FILTERS = {
     model: "conditions.model",
     system: "conditions.system",
@@ -46,17 +54,17 @@
   };
   // The states of a value against its cited line, as the pages name them.
   var CHECKS = data.checks || {};
-  var NUMERIC = { "value": true, "conditions.concurrency": true };
+  var NUMERIC = new Set(["value", "conditions.concurrency"]);
   var LONG_TEXT = 28;  // characters: a longer cell wraps inside a wider column (as on record pages)
   var root = table.getAttribute("data-root") || "";
-  var columnIndex = {};
+  var columnIndex = new Map();
   data.columns.forEach(function (name, index) {
-    columnIndex[name] = index;
+    columnIndex.set(name, index);
   });
   // Each metric's key conditions, in key order (what a comparison key stands for); none in an older results.js.
   var KEY_CONDITIONS = data.key_conditions || null;
   var NO_KEY_GROUP = "Not comparable (a key condition unknown)";
-  var keyColumn = columnIndex.comparison_key;
+  var keyColumn = columnIndex.get("comparison_key");
   var rows = data.rows.map(function (cells, order) {
     var key = keyColumn === undefined ? null : cells[keyColumn];
     return { cells: cells, order: order, text: searchText(cells), key: key || null, element: null };
@@ -81,14 +89,8 @@
   var state = readState();
   var before = null;  // the view "Comparable to this row" left, when the address could not keep it
 
-  // A member of a map read from results.js: never one that every object inherits (a value named
-  // "constructor" or "__proto__" is a value like any other).
-  function own(map, name) {
-    return map && Object.prototype.hasOwnProperty.call(map, name) ? map[name] : undefined;
-  }
-
   function cell(row, column) {
-    var index = columnIndex[column];
+    var index = columnIndex.get(column);
     return index === undefined ? null : row.cells[index];
   }
 
@@ -98,7 +100,7 @@
 
   function searchText(cells) {
     var parts = cells.filter(function (value) { return value !== null; });
-    var page = cells[columnIndex.page];
+    var page = cells[columnIndex.get("page")];
     parts.push(pageTitle(page));
     return parts.join(" \u2029 ").toLowerCase();
   }
@@ -210,7 +212,7 @@
       return x === y ? a.order - b.order : (x === null ? 1 : -1);  // not reported: always last
     }
     var result;
-    if (NUMERIC[column] && !isNaN(parseFloat(x)) && !isNaN(parseFloat(y))) {
+    if (NUMERIC.has(column) && !isNaN(parseFloat(x)) && !isNaN(parseFloat(y))) {
       result = parseFloat(x) - parseFloat(y);
     } else {
       if (column === "page") {
@@ -269,7 +271,7 @@
     }
     var keys = own(KEY_CONDITIONS, metric) || [];
     var unknown = keys.filter(function (key) {
-      var index = columnIndex["conditions." + key];
+      var index = columnIndex.get("conditions." + key);
       return index !== undefined && row.cells[index] === null;
     });
     if (unknown.length === 0) {
@@ -382,7 +384,7 @@
       var first = byKey.get(key)[0];
       var metric = cell(first, "metric");
       var conditions = (own(KEY_CONDITIONS, metric) || []).filter(function (name) {
-        return columnIndex["conditions." + name] !== undefined;
+        return columnIndex.has("conditions." + name);
       }).map(function (name) {
         return name + ": " + cell(first, "conditions." + name);
       });
@@ -698,7 +700,7 @@
         state.dir = state.dir === "asc" ? "desc" : "asc";
       } else {
         state.sort = column;
-        state.dir = NUMERIC[column] ? "desc" : "asc";
+        state.dir = NUMERIC.has(column) ? "desc" : "asc";
       }
       writeState();
       render();

@@ -2,8 +2,13 @@
 
 The inverse of output.article_md.article_markdown: the title, the metadata
 comment, the sources list and the Checked line become front matter; chart
-images with their spec comment become ``chart`` fences again; the trailing
-``json`` block becomes the ``json export`` fence.
+images with their spec comment become ``chart`` fences again; the ``json``
+block after the Checked line becomes the ``json export`` fence. The file is
+read from its ends inward (the first line, the first comment, the last Checked
+line, the sources list just before it), so a body may hold ``json`` blocks,
+comments or a heading named like the sources list. Building the import gives
+the page's index.json and index.md again, and importing that index.md gives
+the same source byte for byte.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ _SOURCE = re.compile(
     r"^- (?P<publisher>.+?): (?P<url>\S+)\n  - Document revision: (?P<revision>.+)\n  - SHA-256: (?P<sha256>\S+)$",
     re.MULTILINE,
 )
-_CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. ", re.MULTILINE)
+_CHECKED = re.compile(r"^Checked (\d{4}-\d{2}-\d{2})\. .*" + re.escape(CHECKED_TAIL) + "$", re.MULTILINE)
 _CHART = re.compile(
     r"^!\[(?:[^\]\\\n]|\\.)*\]\([a-z0-9-]+\.svg\)\n\n(?:\*[^\n]*\*\n\n)?" + re.escape(CHART_OPEN) + r"\n(?P<spec>.*?)\n"
     + re.escape(COMMENT_CLOSE) + "$",
@@ -54,8 +59,8 @@ def import_markdown(text: str) -> str:
 def _import(text: str) -> str:
     title, rest = _title(text)
     meta, rest = _meta(rest)
-    export, rest = _export(rest)
-    rest, checked = _checked(rest)
+    rest, checked, tail = _checked(rest)
+    export = _export(tail)
     body, sources = _sources(rest)
     front: dict[str, object] = {"title": title, "summary": meta.pop("summary", title), "checked": checked}
     for key in ("updated", "draft", "tags"):
@@ -73,7 +78,7 @@ def _title(text: str) -> tuple[str, str]:
     first, _, rest = text.partition("\n")
     if not first.startswith("# "):
         raise ImportError_("the file does not start with `# Title`")
-    return first[2:].strip(), rest
+    return first[2:], rest
 
 
 def _meta(text: str) -> tuple[dict[str, object], str]:
@@ -83,14 +88,7 @@ def _meta(text: str) -> tuple[dict[str, object], str]:
     end = text.find(COMMENT_CLOSE, start)
     if end < 0:
         raise ImportError_("the evidencepress comment is not closed with -->", near=META_OPEN)
-    comment = text[start + len(META_OPEN) : end]
-    try:
-        meta = json.loads(comment)
-    except json.JSONDecodeError as exc:
-        problem = problem_of(comment, exc).message  # the same words on every Python version
-        raise ImportError_(f"the evidencepress comment is not valid JSON: {problem}", near=META_OPEN) from exc
-    if not isinstance(meta, dict):
-        raise ImportError_("the evidencepress comment must hold a JSON object", near=META_OPEN)
+    meta = _meta_object(text[start + len(META_OPEN) : end])
     before = text[:start]
     summary = meta.get("summary")
     if summary is not None:
@@ -98,32 +96,84 @@ def _meta(text: str) -> tuple[dict[str, object], str]:
     return meta, before + text[end + len(COMMENT_CLOSE) :]
 
 
-def _export(text: str) -> tuple[str | None, str]:
-    match = re.search(r"^```json\n(.*)\n```\s*\Z", text, re.MULTILINE | re.DOTALL)
+def _meta_object(comment: str) -> dict[str, object]:
+    """The comment's JSON object, of the keys and types article_markdown writes."""
+    if _depth(comment) > 2:  # the deepest is the tags list in the object; a deeper one is no page of ours
+        raise ImportError_("the evidencepress comment nests deeper than a list in an object", near=META_OPEN)
+    try:
+        meta = json.loads(comment)
+    except json.JSONDecodeError as exc:
+        problem = problem_of(comment, exc).message  # the same words on every Python version
+        raise ImportError_(f"the evidencepress comment is not valid JSON: {problem}", near=META_OPEN) from exc
+    if not isinstance(meta, dict):
+        raise ImportError_("the evidencepress comment must hold a JSON object", near=META_OPEN)
+    for key, value in meta.items():
+        expected = _META_TYPES.get(key)
+        if expected is None or not _is_a(value, expected):
+            what = f"`{key}` must be {expected[1]}" if expected else f"`{key}` is not a key of it"
+            raise ImportError_(f"the evidencepress comment's {what}", near=META_OPEN)
+    return meta
+
+
+_META_TYPES: dict[str, tuple[type, str]] = {
+    "summary": (str, "a string"), "updated": (str, "a date string"), "draft": (bool, "true or false"),
+    "tags": (list, "a list of strings"),
+}
+
+
+def _is_a(value: object, expected: tuple[type, str]) -> bool:
+    if isinstance(value, list):
+        return expected[0] is list and all(isinstance(item, str) for item in value)
+    return isinstance(value, expected[0])
+
+
+def _depth(comment: str) -> int:
+    """How deep the JSON text's objects and arrays nest (brackets inside strings do not count)."""
+    depth = deepest = 0
+    for match in re.finditer(r'"(?:[^"\\]|\\.)*"|[\[{]|[\]}]', comment):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token in ("]", "}"):
+            depth -= 1
+    return deepest
+
+
+def _export(tail: str) -> str | None:
+    """The export: the ``json`` block after the Checked line (a body may hold ``json`` blocks of its own)."""
+    if not tail.strip():
+        return None
+    match = re.fullmatch(r"\n*```json\n(.*)\n```\s*", tail, re.DOTALL)
     if not match:
-        return None, text
-    return match.group(1), text[: match.start()]
+        raise ImportError_("after the Checked line only the export's ```json block may follow", near=tail.strip()[:40])
+    return match.group(1)
 
 
-def _checked(text: str) -> tuple[str, object]:
+def _checked(text: str) -> tuple[str, object, str]:
+    """What stands before the last Checked line, its date, and what follows it (the export)."""
     matches = list(_CHECKED.finditer(text))
-    if not matches or CHECKED_TAIL not in text[matches[-1].start():]:
+    if not matches:
         raise ImportError_("no `Checked YYYY-MM-DD.` line: is this a published index.md?")
     last = matches[-1]
     try:
         checked = dt.date.fromisoformat(last.group(1))
     except ValueError as exc:
         raise ImportError_(f"the Checked date {last.group(1)} is not a date: {exc}", near=last.group(0)) from exc
-    return text[: last.start()], checked
+    return text[: last.start()], checked, text[last.end() :]
 
 
 def _sources(text: str) -> tuple[str, list[dict[str, str]]]:
+    """The body and the sources list that ends it; a heading of that name followed by anything but
+    source items is the body's own."""
     heading = text.rfind("\n" + SOURCES_HEADING + "\n")
     if heading < 0:
         return text, []
-    listing = text[heading + len(SOURCES_HEADING) + 2 :]
-    sources = [m.groupdict() for m in _SOURCE.finditer(listing)]
-    return text[:heading], sources
+    listing = text[heading + len(SOURCES_HEADING) + 2 :].strip("\n")
+    items = list(_SOURCE.finditer(listing))
+    if not items or "\n".join(m.group(0) for m in items) != listing:
+        return text, []
+    return text[:heading], [m.groupdict() for m in items]
 
 
 def _charts(body: str) -> str:

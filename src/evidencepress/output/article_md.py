@@ -29,6 +29,7 @@ The HTML comments are invisible when the file is displayed and carry what
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from ..checks.page import Page
@@ -39,6 +40,7 @@ from .inline import value_markdown
 META_OPEN = "<!-- evidencepress: "
 CHART_OPEN = "<!-- evidencepress:chart"
 COMMENT_CLOSE = "-->"
+_COMMENT_END = re.compile("(--!?)>")  # what ends an HTML comment (HTML5 also ends one at --!>)
 SOURCES_HEADING = "## Original sources and conditions"
 CHECKED_TAIL = "Conditions and selected source facts are in the adjacent JSON export."
 
@@ -52,7 +54,7 @@ def article_markdown(page: Page, footer: str) -> str:
         meta["tags"] = list(front.tags)
     if front.draft:
         meta["draft"] = True
-    parts = [f"# {front.title}", f"> {front.summary}", META_OPEN + json.dumps(meta, ensure_ascii=False) + " " + COMMENT_CLOSE]
+    parts = [f"# {front.title}", f"> {front.summary}", META_OPEN + meta_json(meta) + " " + COMMENT_CLOSE]
     body = _body(page).strip("\n")
     if body:
         parts.append(body)
@@ -66,6 +68,12 @@ def article_markdown(page: Page, footer: str) -> str:
     if page.export is not None:
         parts.append("```json\n" + jsontext.dumps(page.export) + "\n```")
     return "\n\n".join(parts) + "\n"
+
+
+def meta_json(meta: dict[str, Any]) -> str:
+    """The metadata as JSON that cannot close its comment: the ``>`` of a ``-->`` or ``--!>`` in a string
+    (a summary) is written ``\\u003e``, the same JSON value (outside strings JSON has no ``--``)."""
+    return _COMMENT_END.sub(r"\1\\u003e", json.dumps(meta, ensure_ascii=False))
 
 
 def _body(page: Page) -> str:

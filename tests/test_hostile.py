@@ -352,3 +352,52 @@ def test_a_line_break_in_a_one_line_field_is_an_error(tmp_path: Path, field: str
     text = ARTICLE.replace(old, old.replace(': "', ': "Fake\\n## Fake section\\n', 1), 1)
     found = _check(text, tmp_path)
     assert f"error: {field}: {message}, got \"Fake\\n## Fake section" in found and "Traceback" not in found
+
+
+_INJECTED = '\\n## Fake section\\n[live](https://evil.example/)'
+_ONE_LINE = "write it on one line; a longer statement belongs in the prose or a fact's value"
+_CONDITION_LINE = "write it on one line: a line break would end its line in every table, CSV and Markdown file"
+
+
+@pytest.mark.parametrize("old, where, path, message, hint", [
+    ('"label": "Decode at concurrency 1"', (31, 7), "reported_results[0].label",
+     'expected a non-empty string on one line, got "Decode at concurrency 1\\n## Fake section\\n[live](https:/...',
+     _ONE_LINE),
+    ('"unit": "tokens/s"', (34, 7), "reported_results[0].unit",
+     'expected a non-empty string on one line, got "tokens/s\\n## Fake section\\n[live](https://evil.example/)"',
+     _ONE_LINE),
+    ('"statistic": "one run"', (35, 7), "reported_results[0].statistic",
+     'expected a non-empty string on one line, got "one run\\n## Fake section\\n[live](https://evil.example/)"',
+     _ONE_LINE),
+    ('"label": "Machine memory"', (22, 7), "facts[0].label",
+     'expected a non-empty string on one line, got "Machine memory\\n## Fake section\\n[live](https://evil.exa...',
+     _ONE_LINE),
+    ('"system": "1 x DGX Spark"', (38, 9), "reported_results[0].conditions.system",
+     'expected a string on one line or null, got "1 x DGX Spark\\n## Fake section\\n[live](https://evil.exam...',
+     _CONDITION_LINE),
+    ('"engine": "vLLM"', (42, 9), "reported_results[0].conditions.engine",
+     'expected a string on one line or null, got "vLLM\\n## Fake section\\n[live](https://evil.example/)"',
+     _CONDITION_LINE),
+    ('"model": "Qwen3.8-27B"', (41, 26), "reported_results[0].conditions.model",
+     'expected a string on one line or null, got "Qwen3.8-27B\\n## Fake section\\n[live](https://evil.exampl...',
+     _CONDITION_LINE),
+])
+def test_a_line_break_in_a_name_of_the_export_is_an_error_at_its_key(tmp_path: Path, old: str, where: tuple[int, int],
+                                                                     path: str, message: str, hint: str) -> None:
+    """A newline in a result's label, unit or statistic, a fact's label or a condition that names a thing was
+    published: a table row, a CSV line and a Markdown line each broke in two (issue 25)."""
+    assert ARTICLE.count(old) == 1
+    text = ARTICLE.replace(old, old[:-1] + _INJECTED + '"')
+    assert _check(text, tmp_path) == report(at(*where, f"error: {path}: {message} [schema]", hint))
+
+
+def test_a_line_break_in_a_fact_value_adds_no_line_to_the_markdown_and_text_files(tmp_path: Path) -> None:
+    """A fact's value is a statement and may hold several lines: every Markdown and text output keeps it on
+    one line (or inside the JSON block), so no `## Fake section` or live link appears."""
+    text = ARTICLE.replace('"value": "128 GB unified"', '"value": "128 GB' + _INJECTED + '"')
+    root = write_site(tmp_path, {"guides/decode.md": text})
+    assert run(root, "build").exit_code == 0
+    for page in sorted((root / "_site").rglob("*")):
+        if page.suffix in (".md", ".txt"):
+            lines = page.read_text(encoding="utf-8").split("\n")
+            assert not [line for line in lines if line.lstrip().startswith(("## Fake", "[live]"))], page

@@ -38,7 +38,7 @@ def cited(label: str, value: Any, line: int | None, **overrides: Any) -> dict[st
 
 
 RESULTS = [
-    cited("Decode, \"quoted\"\nand on two lines", 42.5, 3),  # a label the CSV writer must quote
+    cited("Decode, \"quoted\" at C1", 42.5, 3),  # a label the CSV writer must quote (a label is one line)
     cited("Prefill", 8.2, 4, metric="prefill_time", unit="s"),
     cited("Total", 188.5, 4, source_record_id="other-record"),
     cited("Tokens", 1024, None),
@@ -90,7 +90,7 @@ def test_the_csv_and_json_tables_have_a_verification_column(tmp_path: Path) -> N
     for name in ("guides/a/index.csv", "data/results.csv"):
         rows = list(csv.DictReader(io.StringIO((root / "_site" / name).read_text(), newline="")))
         assert [row["verification"] for row in rows] == states
-        assert rows[0]["label"] == "Decode, \"quoted\"\nand on two lines"
+        assert rows[0]["label"] == "Decode, \"quoted\" at C1"
     table = json.loads((root / "_site/data/results.json").read_text())
     assert table["columns"][-1] == "verification"
     assert [row["verification"] for row in table["results"]] == states
@@ -168,7 +168,7 @@ def test_states_written_into_the_cached_csv_lines_are_the_csv_writers_bytes(tmp_
     table = plan.index.results
     written = table.csv_lines_of("/guides/a/")
     assert written == csv_lines(table.rows_of("/guides/a/"))  # the rows' own cells, states included
-    assert written.count(b",literal-mismatch\r\n") == 1 and b'"Decode, ""quoted""\nand on two lines"' in written
+    assert written.count(b",literal-mismatch\r\n") == 1 and b'"Decode, ""quoted"" at C1"' in written
 
 
 def test_pages_with_badges_are_well_formed_html(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, FormatChecker, validators
+from sitekit import REV, SHA, SOURCE_URL, result
 from test_diagnostics import ARTICLE, CHART, EXPORT_OPEN, REPO, write_site
 
 from evidencepress.cli import main
@@ -387,3 +388,62 @@ def test_the_comparison_key_knows_the_examples_of_the_contract() -> None:
     assert comparison_key({"metric": "decode_rate", "conditions": {}}, RULES) is None
     assert not comparable(changed(kv_dtype=None), changed(kv_dtype=None), RULES)  # null equals nothing
     assert comparison_key(base, RULES) != comparison_key(dict(base, metric="ttft"), RULES)
+
+
+# --- any character in any text field: a page or located diagnostics (issue 25) --------------------
+
+HOSTILE_CHARACTERS = st.one_of(
+    st.sampled_from(["\ud800", "\udfff", "\ud83d"]),  # lone surrogates
+    st.sampled_from([chr(c) for c in [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]]),
+    st.sampled_from([chr(c) for c in range(0xFDD0, 0xFDF0)] + [chr(p * 0x10000 + 0xFFFE + i) for p in range(17)
+                                                                for i in (0, 1)]),  # non-characters
+    st.sampled_from([chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0)]]),  # C0 (NUL among them), DEL, C1
+    st.sampled_from(["\u0301", "\u0308", "\u20dd", "\u2028", "\u2029", "\ufeff", "\u00ad", "\u200b"]),
+    st.characters(min_codepoint=0x10000, max_codepoint=0x10FFFF),  # astral, assigned or not
+    st.characters(codec="utf-8"),
+)
+hostile_text = st.text(HOSTILE_CHARACTERS, min_size=0, max_size=6).map(lambda noise: "a" + noise + "b")
+TEXT_FIELDS = ("title", "summary", "publisher", "revision", "url", "tag", "body", "label", "unit", "statistic",
+               "system", "engine", "free_condition", "fact_label", "fact_value", "uncertainty_kind", "record_id")
+
+
+def _article_with(fields: dict[str, str], ensure_ascii: bool) -> str:
+    """sitekit's article (a chart-free page with one result and one fact) with ``fields`` put in."""
+    got = {name: fields.get(name) for name in TEXT_FIELDS}
+    entry = result(got["label"] or "Decode at C1", id="run-a", statistic=got["statistic"] or "one run",
+                   unit=got["unit"] or "tokens/s", source_record_id=got["record_id"] or "example-record")
+    entry["conditions"].update({key: got[key] for key in ("system", "engine") if got[key] is not None})
+    if got["free_condition"] is not None:
+        entry["conditions"]["launch_note"] = got["free_condition"]
+    if got["uncertainty_kind"] is not None:
+        entry["uncertainty"] = {"standard_deviation": 1.5, "kind": got["uncertainty_kind"]}
+    fact = {"label": got["fact_label"] or "Machine memory", "value": got["fact_value"] or "128 GB",
+            "classification": "hardware", "evidence_url": SOURCE_URL + "#L3", "source_document_sha256": SHA}
+    source = {"publisher": got["publisher"] or "example", "url": SOURCE_URL + (got["url"] or ""),
+              "revision": got["revision"] or REV, "sha256": SHA}
+    front = {"title": got["title"] or "A page", "summary": got["summary"] or "What it shows.", "checked": "2026-10-18",
+             "tags": [got["tag"] or "spark"], "sources": [source]}
+    body = f"Intro.\n\n## Part {got['body'] or ''}\n\n{got['body'] or 'More.'} text.\n"
+    document = {"facts": [fact], "reported_results": [entry], "conditions": {}}
+    return ("---\n" + yaml.safe_dump(front, allow_unicode=not ensure_ascii, sort_keys=False) + "---\n\n" + body
+            + "\n```json export\n" + json.dumps(document, indent=2, ensure_ascii=ensure_ascii) + "\n```\n")
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                 HealthCheck.too_slow])
+@given(fields=st.dictionaries(st.sampled_from(TEXT_FIELDS), hostile_text, min_size=1, max_size=4),
+       ensure_ascii=st.booleans())
+def test_any_character_in_any_text_field_builds_or_is_reported(tmp_path: Path, fields: dict[str, str],
+                                                               ensure_ascii: bool) -> None:
+    """Lone surrogates, bidi controls, non-characters, C0 and C1 controls, NUL, combining marks and astral
+    characters in the front matter, the body, the sources and the export: a page, or diagnostics with their
+    place, never a traceback."""
+    article = _article_with(fields, ensure_ascii)
+    root = write_site(tmp_path, {"guides/decode.md": article.encode("utf-8", "surrogatepass")})
+    result_ = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1", "--no-cache", "--force"])
+    if result_.exception is not None and not isinstance(result_.exception, SystemExit):
+        raise AssertionError(f"traceback:\n{article!r}") from result_.exception
+    assert result_.exit_code in (0, 1), result_.output
+    if result_.exit_code == 1:
+        assert result_.stderr.endswith("\nbuild failed: nothing was written\n"), result_.stderr
+        assert_reported(result_.stderr.removesuffix("build failed: nothing was written\n"))

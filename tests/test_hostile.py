@@ -401,3 +401,23 @@ def test_a_line_break_in_a_fact_value_adds_no_line_to_the_markdown_and_text_file
         if page.suffix in (".md", ".txt"):
             lines = page.read_text(encoding="utf-8").split("\n")
             assert not [line for line in lines if line.lstrip().startswith(("## Fake", "[live]"))], page
+
+
+_BIDI_HINT = "delete it: right-to-left text shows in its order without it (the marks U+200E and U+200F are allowed)"
+
+
+def test_a_bidirectional_control_in_a_title_or_source_line_is_a_warning_at_its_place(tmp_path: Path) -> None:
+    """A right-to-left override in a title reordered the link and summary after it in llms.txt and index.md
+    (Trojan Source); a right-to-left mark reorders nothing and is no warning (issue 25)."""
+    text = ARTICLE.replace('title: "Decode rate on one Spark"', 'title: "Decode \u202erate\u202c on one Spark"')
+    text = text.replace("publisher: example", 'publisher: "ex\u2067ample"').replace(
+        'summary: "One reported', 'summary: "\u200fOne reported')
+    root = write_site(tmp_path, {"guides/decode.md": text})
+    built = run(root, "build")
+    assert built.exit_code == 0
+    assert built.stderr.split("built in")[0] == report(
+        at(2, 8, "warning: title: a string holds the bidirectional control U+202E (RIGHT-TO-LEFT OVERRIDE), which "
+                 "reorders the text shown after it [bidi]", _BIDI_HINT),
+        at(6, 16, "warning: sources[0].publisher: a string holds the bidirectional control U+2067 (RIGHT-TO-LEFT "
+                  "ISOLATE), which reorders the text shown after it [bidi]", _BIDI_HINT),
+        errors=0, warnings=2)

@@ -23,6 +23,7 @@ from .placeholders import placeholder_problems
 from .prose import check_prose
 from .resultids import result_id_problems, result_keys
 from .semantic import check_export, normalise_url
+from .textdirection import direction_warnings
 
 
 def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) -> tuple[Page | None, list[Problem]]:
@@ -35,7 +36,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     if front is not None:
         positions = parsed.front_matter.positions if parsed.front_matter else Positions(path)
         problems += _source_warnings(front, positions)
-        problems += placeholder_problems(front, positions)
+        problems += placeholder_problems(front, positions) + direction_warnings(front, positions)
     export = parsed.export
     problems += _export_presence(parsed, front)
     if export is not None:

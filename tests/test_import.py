@@ -130,6 +130,15 @@ def test_a_title_with_outer_spaces_keeps_them(tmp_path: Path) -> None:
     assert imported.startswith("---\ntitle: ' Spaced title  '\n")
 
 
+def test_a_chart_spec_holding_dashes_and_backslashes_round_trips(tmp_path: Path) -> None:
+    """`---` was written `\\-\\--` in the chart's comment, so `--->` closed it for a Markdown viewer; a `\\-\\-`
+    the spec held came back as `--`."""
+    chart = CHART.replace("title: Decode rate", r"title: 'Decode ---> rate \-\- and \ too'")
+    imported, published = _round_trip(tmp_path, article("T", "Intro.\n" + chart, export(result())))
+    assert r"title: 'Decode \-\-\-> rate \\-\\- and \\ too'" in published
+    assert r"title: 'Decode ---> rate \-\- and \ too'" in imported
+
+
 @pytest.mark.parametrize("old, new, message", [
     ("publisher: example", 'publisher: "x\\n  - SHA-256: 0\\n- evil: https://evil.example/"',
      "sources[0].publisher: expected one non-empty line"),
@@ -232,6 +241,12 @@ def published_article(draw: st.DrawFn) -> str:
     blocks = draw(st.lists(body_block(), max_size=6))
     if not has_export:
         blocks = [b for b in blocks if "{value}" not in b]
+    elif draw(st.booleans()):
+        title = draw(st.lists(st.text("abcXYZ é09.,", min_size=1, max_size=8) | st.sampled_from(["--->", "-->", "---", "\\-\\-", "\\", "--!>"]), min_size=1,
+                              max_size=4).map(" ".join))
+        spec = {"id": "decode", "kind": "bar", "title": title, "alt": "Decode rate.",
+                "panels": [{"select": {"where": {"label": "Decode at C1"}}}]}
+        blocks.insert(draw(st.integers(0, len(blocks))), "```chart\n" + yaml.safe_dump(spec, allow_unicode=True) + "```")
     if has_export or draw(st.booleans()):
         pinned = {"publisher": "example", "url": SOURCE_URL, "revision": REV, "sha256": "a" * 64}
         front["sources"] = [pinned] + draw(st.lists(source(), max_size=2))

@@ -34,6 +34,9 @@ _CHART = re.compile(
 )
 
 
+_ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+
+
 class ImportError_(ValueError):
     """The file is not a published index.md; ``line`` is where the problem shows (1-based)."""
 
@@ -178,7 +181,7 @@ def _sources(text: str) -> tuple[str, list[dict[str, str]]]:
 
 def _charts(body: str) -> str:
     def fence(match: re.Match[str]) -> str:
-        spec = match.group("spec").replace("\\-\\-", "--")
+        spec = _ESCAPE.sub(r"\1", match.group("spec"))  # article_markdown's comment_text undone
         return "```chart\n" + spec + "\n```"
 
     return _CHART.sub(fence, body).strip("\n")

@@ -41,6 +41,7 @@ META_OPEN = "<!-- evidencepress: "
 CHART_OPEN = "<!-- evidencepress:chart"
 COMMENT_CLOSE = "-->"
 _COMMENT_END = re.compile("(--!?)>")  # what ends an HTML comment (HTML5 also ends one at --!>)
+_DASHES = re.compile("-{2,}")
 SOURCES_HEADING = "## Original sources and conditions"
 CHECKED_TAIL = "Conditions and selected source facts are in the adjacent JSON export."
 
@@ -122,5 +123,12 @@ def _chart_lines(chart: Any, spec: str) -> list[str]:
     lines = [f"![{alt}]({chart.id}.svg)", ""]
     if chart.caption:
         lines += ["*" + " ".join(chart.caption.split()) + "*", ""]
-    lines += [CHART_OPEN, spec.rstrip("\n").replace("--", "\\-\\-"), COMMENT_CLOSE]
+    lines += [CHART_OPEN, comment_text(spec.rstrip("\n")), COMMENT_CLOSE]
     return lines
+
+
+def comment_text(text: str) -> str:
+    """``text`` that can stand in an HTML comment and be read back exactly: every backslash doubled, then
+    each dash of a run of two or more written ``\\-``, so that no ``--`` is left (``---`` became ``\\-\\--``,
+    and a spec holding ``--->`` closed its comment)."""
+    return _DASHES.sub(lambda run: "\\-" * len(run.group()), text.replace("\\", "\\\\"))

@@ -748,7 +748,8 @@ def test_missing_site_toml_is_a_usage_error(tmp_path: Path, command: str) -> Non
     result = run(root, command)
     assert result.exit_code == 2
     assert result.stderr == report("site.toml: error: site.toml not found [config]\n"
-                                   "  hint: run evidencepress from the site root, or pass --root DIR")
+                                   "  hint: run evidencepress from the site root, pass --root DIR, or start a site here with "
+                                   "`evidencepress init`")
 
 
 # --- HTML in titles and labels ---------------------------------------------------------------

@@ -324,7 +324,8 @@ def test_usage_errors_exit_2(repo: Path, tmp_path: Path) -> None:
     outcome = diff(bare, "HEAD")
     assert outcome.exit_code == 2
     assert outcome.stderr == (f"error: the BASE side, HEAD ({git(bare, 'rev-parse', '--short=7', 'HEAD')}), is not a "
-                              "site: site.toml not found (run evidencepress from the site root, or pass --root DIR)\n")
+                              "site: site.toml not found (run evidencepress from the site root, pass --root DIR, or start a site "
+                              "here with `evidencepress init`)\n")
 
 
 def test_a_name_that_is_both_a_folder_and_a_revision_is_refused(repo: Path, tmp_path: Path,

@@ -48,11 +48,15 @@ def _report_options(function: Callable[..., None]) -> Callable[..., None]:
     return function
 
 
-@click.group()
+@click.group(invoke_without_command=True)
 @click.version_option(__version__, prog_name="evidencepress")
-def main() -> None:
-    """Build and check an evidence site: Markdown articles with validated JSON exports and charts."""
+@click.pass_context
+def main(context: click.Context) -> None:
+    """Build and check an evidence site: Markdown articles with validated JSON exports and charts.
+    Start one with `evidencepress init my-site`."""
     _tolerant_streams()
+    if context.invoked_subcommand is None:  # bare `evidencepress`: what it can do, not a usage error
+        click.echo(context.get_help())
 
 
 def _tolerant_streams() -> None:
@@ -120,6 +124,27 @@ def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: boo
 
 
 @main.command()
+@click.argument("directory", default=".", type=click.Path(file_okay=False, path_type=Path))
+def init(directory: Path) -> None:
+    """Start a new site in DIRECTORY (default: here): site.toml, an example article, .gitignore, a workflow."""
+    from .authoring.init import shown, taken, write_site
+
+    existing = taken(directory)
+    if existing:
+        raise click.UsageError(f"{directory / existing[0]} already exists: init writes a new site only where none "
+                               "of its files is (choose an empty folder, e.g. evidencepress init my-site)")
+    try:
+        written = write_site(directory)
+    except OSError as exc:
+        _fail(f"{exc.filename or directory}: error: cannot write the new site: {exc.strerror or exc} [init]")
+    where = shown(written.folder)
+    root = "" if where == "." else f" --root {where}"
+    click.echo(f"created a site in {where}: " + ", ".join(written.files))
+    click.echo(f"next: evidencepress serve{root}  (then write your own article with evidencepress new guides/<slug>"
+               f"{root})")
+
+
+@main.command()
 @click.argument("target")
 @ROOT
 @click.option("--title", help="The article's title (default: from the slug).")
@@ -135,7 +160,8 @@ def new(target: str, root: Path, title: str | None, checked: dt.datetime | None)
     if unwritable is not None:
         raise click.BadParameter(unwritable, param_hint="--title")
     if not (root / "site.toml").is_file():
-        raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, or pass --root DIR")
+        raise click.UsageError(f"no site.toml in {root}: run evidencepress from the site root, pass --root DIR, "
+                               "or start a site with evidencepress init")
     outside = placement_problem(root, parsed)
     if outside is not None:
         raise click.UsageError(outside)

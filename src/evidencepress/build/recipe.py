@@ -20,7 +20,7 @@ from pathlib import Path
 from jinja2 import TemplateError
 
 from ..cache.buildrecord import Outputs, Replay, files_digest, inputs_digest, remember
-from ..cache.caches import Caches, prune_caches
+from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
@@ -178,6 +178,12 @@ class _Abandoned(Exception):
     def __init__(self, problems: list[Problem]) -> None:
         super().__init__(f"{len(problems)} problems")
         self.problems = problems
+
+
+def expected_exports(options: BuildOptions) -> tuple[dict[str, bytes] | None, list[Problem]]:
+    """What a build would write to exports/ (by path relative to it), or None when the site has errors."""
+    plan, problems = plan_site(options, caches=open_caches(None))
+    return (export_files(plan.pages, site_context(plan)) if plan is not None else None), problems
 
 
 def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:

@@ -85,9 +85,14 @@ class SiteConfig:
 
 def load_config(root: Path, schemas: SchemaSet) -> tuple[SiteConfig | None, list[Problem]]:
     path = root / CONFIG_FILE
+    if not root.is_dir():
+        return None, [error(Location(str(root)), "no such folder: --root names the folder of a site", "config",
+                            hint=f"pass the folder that holds site.toml, or start a site there with "
+                                 f"`evidencepress init {root}`")]
     if not path.is_file():
         return None, [error(Location(CONFIG_FILE), "site.toml not found", "config",
-                            hint="run evidencepress from the site root, or pass --root DIR")]
+                            hint="run evidencepress from the site root, pass --root DIR, or start a site here "
+                                 "with `evidencepress init`")]
     text = _decode(path.read_bytes())
     if isinstance(text, Problem):
         return None, [text]

@@ -91,6 +91,20 @@ def test_warnings_are_matched_without_line_numbers() -> None:
     assert compare_warnings(None, new) == (None, None)
 
 
+def test_a_warning_whose_hint_was_reworded_is_the_same_warning() -> None:
+    """Matched by rule, file, path and message (issue 29): nine unchanged warnings were reported as
+    new and as no longer reported at once because the code reworded their hint."""
+    old = [warning(Location("content/a.md", 10, 3), "recommended condition absent: model", "recommended",
+                   "reported_results[0].conditions", "write null when the source does not say")]
+    new = [warning(Location("content/a.md", 10, 3), "recommended condition absent: model", "recommended",
+                   "reported_results[0].conditions", "write null for a condition the source does not report")]
+    assert compare_warnings(old, new) == ((), 0)
+    other_path = [warning(Location("content/a.md", 10, 3), "recommended condition absent: model", "recommended",
+                          "reported_results[1].conditions", "write null for a condition the source does not report")]
+    fresh, resolved = compare_warnings(old, other_path)
+    assert len(fresh or ()) == 1 and resolved == 1
+
+
 def test_a_note_is_not_a_new_warning() -> None:
     """A draft left out is a note: a pull request that adds a draft has no new warning."""
     draft = note(Location("content/guides/new.md"), "draft: not published", "draft")

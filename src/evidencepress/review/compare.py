@@ -131,7 +131,8 @@ def _status(in_old: bool, in_new: bool) -> Status:
 def compare_warnings(old: Sequence[Problem] | None, new: Sequence[Problem] | None) -> tuple[tuple[Problem, ...] | None,
                                                                                           int | None]:
     """(warnings of HEAD that BASE does not have, count of BASE's that HEAD no longer has);
-    matched without line and column, which move with every edit above them. Notes (a draft
+    matched without line and column, which move with every edit above them, and without hint.
+    Notes (a draft
     left out) inform and are not warnings."""
     if old is None or new is None:
         return None, None
@@ -150,6 +151,8 @@ def _warnings(problems: Sequence[Problem]) -> list[Problem]:
     return [problem for problem in problems if problem.severity is not Severity.NOTE]
 
 
-def _identity(problem: Problem) -> tuple[str, str, str, str, str, str]:
-    return (problem.severity.value, problem.location.path, problem.rule, problem.json_path, problem.message,
-            problem.hint)
+def _identity(problem: Problem) -> tuple[str, str, str, str, str]:
+    """What makes a warning the same one: its rule, file, place in the document and message — not its
+    hint, whose words change with the code (nine unchanged warnings were 'new' and 'no longer
+    reported' at once when a hint was reworded)."""
+    return problem.severity.value, problem.location.path, problem.rule, problem.json_path, problem.message

@@ -99,7 +99,7 @@ New warnings: **1** (listed below the table).
 
 **Page**
 
-- text changed (title, summary or body of index.md)
+- text changed: the introduction
 
 **Results (matched by source record and label)**
 
@@ -199,7 +199,7 @@ def test_identical_revisions_report_no_change(repo: Path) -> None:
             assert outcome.stdout == "no changes to published data\n"
     data = json.loads(diff(repo, "HEAD", "--format", "json").stdout)
     assert data == {"base": f"HEAD ({git(repo, 'rev-parse', '--short=7', 'HEAD')})", "head": "working tree",
-                    "changed": False, "data_changed": False, "pages": [], "new_warnings": [], "resolved_warnings": 0}
+                    "changed": False, "data_changed": False, "text_changed": False, "pages": [], "new_warnings": [], "resolved_warnings": 0}
 
 
 def test_a_dirty_working_tree_is_head_and_nothing_is_written_into_the_repository(repo: Path) -> None:
@@ -436,3 +436,17 @@ def test_a_large_change_is_truncated_to_the_comment_limit(tmp_path: Path) -> Non
     assert full.count("<details>") == 120 and "truncated" not in full
     shown = report.count("<details>")
     assert f": {120 - shown} page sections and " in last
+
+
+def test_a_prose_only_change_is_no_change_to_published_data(repo: Path) -> None:
+    """The text changed, not the data (issue 29): it said data_changed and --exit-code exited 1."""
+    (repo / "content/guides/b.md").write_text(article("Article B", "Text of B, reworded.\n\n## First part\n\nNew.\n"))
+    report = diff(repo, "HEAD")
+    assert report.exit_code == 0, report.output
+    assert "No changes to published data: only the text of 1 page changed.\n" in report.stdout
+    assert "- text changed: the introduction, section “First part”\n" in report.stdout
+    data = json.loads(diff(repo, "HEAD", "--format", "json").stdout)
+    assert (data["changed"], data["data_changed"], data["text_changed"]) == (False, False, True)
+    assert data["pages"][0]["text_sections"] == ["the introduction", "section “First part”"]
+    assert diff(repo, "HEAD", "--exit-code").exit_code == 0
+    assert diff(repo, "HEAD", "--exit-code", "--text-changes").exit_code == 1

@@ -94,7 +94,7 @@ def test_the_json_report_lists_the_source_checks_of_each_page(tmp_path: Path) ->
     data = json.loads(outcome.stdout)
     assert data["pages"] == [{
         "status": "changed", "path": "/guides/a/", "title": "Cited", "checked": "2026-10-18", "fields": [],
-        "text_changed": False,
+        "text_changed": False, "text_sections": [], "data_changed": True,
         "results": [{"status": "changed", "source_record_id": "example-record", "label": "Decode at C1",
                      "changes": [{"field": "value", "old": 42.5, "new": 42.6, "percent": 0.23529411764706218,
                                   "note": "+0.2 %"}]}],

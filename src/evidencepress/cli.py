@@ -206,7 +206,9 @@ def schema(name: str | None, root: Path, reference: bool) -> None:
 @ROOT
 @click.option("--format", "output_format", type=click.Choice(["markdown", "json"]), default="markdown",
               show_default=True, help="A report for a pull-request comment, or the same as data.")
-@click.option("--exit-code", is_flag=True, help="Exit 1 when there are changes and 0 when none, like git diff.")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when published data changed or a warning is new, 0 otherwise (like git diff).")
+@click.option("--text-changes", is_flag=True, help="With --exit-code, a change to the prose alone also exits 1.")
 @click.option("--old-url", help="Where BASE's site is published: the report links to its pages and chart pictures.")
 @click.option("--new-url", help="Where HEAD's site is published (e.g. a preview deployment).")
 @click.option("--charts-dir", type=click.Path(file_okay=False, path_type=Path),
@@ -215,8 +217,8 @@ def schema(name: str | None, root: Path, reference: bool) -> None:
               help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Worker processes for validating, drawing and rendering.")
-def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, old_url: str | None,
-         new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
+def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, text_changes: bool,
+         old_url: str | None, new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
     """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
 
     HEAD defaults to the working tree as it is (uncommitted changes included); nothing is written into it.
@@ -246,7 +248,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
     else:
         options = review.ReportOptions(old_url, new_url, charts_dir is not None, max_chars)
         click.echo(review.markdown_report(change, options), nl=False)
-    sys.exit(1 if exit_code and change.changed else 0)
+    sys.exit(1 if exit_code and (change.changed or (text_changes and change.text_changed)) else 0)
 
 
 @main.command()

@@ -48,6 +48,7 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
         checked=str((after if new is not None else before).envelope.get("checked") or ""),
         fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
         text_changed=both and before.text != after.text,
+        text_sections=changed_sections(before.text, after.text) if both else (),
         results=compare_results(entries_of(before.export, "reported_results"), entries_of(after.export, "reported_results")),
         sources=compare_sources(entries_of(before.envelope, "sources"), entries_of(after.envelope, "sources")),
         charts=compare_charts(before.charts, after.charts),
@@ -58,6 +59,31 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
                      or change.other or change.verification):
         return None
     return change
+
+
+def changed_sections(old: str, new: str) -> tuple[str, ...]:
+    """The parts of an article's text that differ, named for a reviewer: "the title", "the summary",
+    "the introduction" (before the first heading), "section “Heading”" (a ``##`` section, added,
+    removed or edited), in the new text's order."""
+    before, after = _sections(old), _sections(new)
+    names = list(after) + [name for name in before if name not in after]
+    return tuple(name for name in names if before.get(name) != after.get(name))
+
+
+def _sections(text: str) -> dict[str, str]:
+    parts: dict[str, list[str]] = {"the title": [], "the summary": [], "the introduction": []}
+    current = "the introduction"
+    for line in text.split("\n"):
+        if line.startswith("# ") and not parts["the title"]:
+            parts["the title"].append(line)
+        elif line.startswith("> ") and not parts["the summary"] and not parts[current]:
+            parts["the summary"].append(line)
+        elif line.startswith("## "):
+            current = f"section “{line[3:].strip()}”"
+            parts.setdefault(current, []).append(line)
+        else:
+            parts.setdefault(current, []).append(line)
+    return {name: "\n".join(lines).strip() for name, lines in parts.items()}
 
 
 def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[VerificationChange, ...]:

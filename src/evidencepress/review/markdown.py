@@ -40,7 +40,7 @@ class ReportOptions:
 
 
 def markdown_report(review: Review, options: ReportOptions = ReportOptions()) -> str:
-    if not review.changed:
+    if not review.pages and not review.new_warnings:
         return NO_CHANGES + "\n"
     blocks = [_summary(review, options)]
     if review.new_warnings:  # before the pages: a long report is cut at its end
@@ -53,7 +53,9 @@ def _summary(review: Review, options: ReportOptions) -> Block:
     head = [f"### Published data: {code(review.base)} → {code(review.head)}", ""]
     if not review.pages:
         return Block((*head, NO_CHANGES + ".", "", _warnings_line(review)))
-    head += [_totals(review.pages), "", _warnings_line(review), "",
+    totals = _totals(review.pages) if review.data_changed else (
+        f"{NO_CHANGES.capitalize()}: only the text of {_pages(len(review.pages))} changed.")
+    head += [totals, "", _warnings_line(review), "",
              "| Page | Change | Results | Sources | Charts | Text |", "| --- | --- | --- | --- | --- | --- |"]
     return Block(tuple(head), tuple(_row(page, options) for page in review.pages))
 
@@ -95,6 +97,10 @@ def _counted(items: Iterable[Any]) -> str:
     return ", ".join(f"{counts[status]} {status}" for status in ("changed", "added", "removed") if status in counts)
 
 
+def _pages(count: int) -> str:
+    return "1 page" if count == 1 else f"{count} pages"
+
+
 def _row(page: PageChange, options: ReportOptions) -> str:
     base_url = options.old_url if page.status == "removed" else options.new_url
     title = text(page.title) or code(page.path, in_table=True)
@@ -132,7 +138,8 @@ def _page_lines(page: PageChange) -> list[str]:
     if page.status == "removed":
         return [f"- page removed (it was checked {code(page.checked)})" if page.checked else "- page removed"]
     lines = [field_line(change) for change in page.fields]
-    return lines + (["- text changed (title, summary or body of index.md)"] if page.text_changed else [])
+    sections = ", ".join(page.text_sections) or "the title, summary or body"
+    return lines + ([f"- text changed: {sections}"] if page.text_changed else [])
 
 
 def _verification_line(change: VerificationChange) -> str:

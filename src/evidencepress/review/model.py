@@ -59,11 +59,19 @@ class PageChange:
     checked: str = ""  # the new checked date (the old one when removed)
     fields: tuple[FieldChange, ...] = ()  # title, checked, updated
     text_changed: bool = False  # title, summary or body text of index.md
+    text_sections: tuple[str, ...] = ()  # which parts of that text: "the title", "the summary", "section “Setup”"
     results: tuple[ResultChange, ...] = ()
     sources: tuple[SourceChange, ...] = ()
     charts: tuple[ChartChange, ...] = ()
     other: tuple[FieldChange, ...] = ()  # facts, top-level conditions and the optional sections, by JSON path
     verification: tuple[VerificationChange, ...] = ()  # values whose source check changed
+
+    @property
+    def data_changed(self) -> bool:
+        """Published data changed: the page came or went, or a field, result, source, chart, other
+        export data or source check changed (not the prose alone)."""
+        return self.status != "changed" or bool(self.fields or self.results or self.sources or self.charts
+                                                or self.other or self.verification)
 
 
 @dataclass(frozen=True)
@@ -76,9 +84,13 @@ class Review:
 
     @property
     def data_changed(self) -> bool:
-        return bool(self.pages)
+        return any(page.data_changed for page in self.pages)
+
+    @property
+    def text_changed(self) -> bool:
+        return any(page.text_changed for page in self.pages)
 
     @property
     def changed(self) -> bool:
-        """Anything to report: published data or new warnings."""
-        return bool(self.pages or self.new_warnings)
+        """What ``--exit-code`` counts: published data or new warnings (the prose alone is not)."""
+        return self.data_changed or bool(self.new_warnings)

@@ -450,3 +450,15 @@ def test_a_prose_only_change_is_no_change_to_published_data(repo: Path) -> None:
     assert data["pages"][0]["text_sections"] == ["the introduction", "section “First part”"]
     assert diff(repo, "HEAD", "--exit-code").exit_code == 0
     assert diff(repo, "HEAD", "--exit-code", "--text-changes").exit_code == 1
+
+
+def test_a_chart_change_is_not_a_text_change_and_a_tag_is_named(repo: Path) -> None:
+    """A chart's spec is written into index.md, but changing it is the chart's change (issue 29)."""
+    path = repo / "content/guides/a.md"
+    path.write_text(path.read_text().replace("title: Decode rate", "title: Decode rate per run"))
+    data = json.loads(diff(repo, "HEAD", "--format", "json").stdout)
+    page = data["pages"][0]
+    assert (page["text_changed"], page["text_sections"], len(page["charts"])) == (False, [], 1), page
+    path.write_text(path.read_text().replace("checked: 2026-10-18", "checked: 2026-10-18\ntags: [decode]"))
+    page = json.loads(diff(repo, "HEAD", "--format", "json").stdout)["pages"][0]
+    assert page["text_sections"] == ["the tags"]

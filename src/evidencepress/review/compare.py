@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,6 +12,7 @@ from ..datadiff.entries import PAGE_FIELDS as PAGE_FIELDS  # noqa: PLC0414 - re-
 from ..datadiff.entries import compare_results as compare_results  # noqa: PLC0414
 from ..datadiff.entries import compare_sources as compare_sources  # noqa: PLC0414
 from ..datadiff.entries import entries_of, label_of, other_changes, page_fields, result_keys
+from ..output.article_md import CHART_OPEN, META_OPEN
 from .model import (
     ChartChange,
     ChartFile,
@@ -41,14 +43,15 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
     before = old or PageSnapshot(path, {}, {}, "", {})
     after = new or PageSnapshot(path, {}, {}, "", {})
     both = status == "changed"
+    sections = changed_sections(before.text, after.text) if both else ()
     change = PageChange(
         status=status,
         path=path,
         title=after.title if new is not None else before.title,
         checked=str((after if new is not None else before).envelope.get("checked") or ""),
         fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
-        text_changed=both and before.text != after.text,
-        text_sections=changed_sections(before.text, after.text) if both else (),
+        text_changed=bool(sections),  # a chart's spec is in the text of index.md, but its change is the chart's
+        text_sections=sections,
         results=compare_results(entries_of(before.export, "reported_results"), entries_of(after.export, "reported_results")),
         sources=compare_sources(entries_of(before.envelope, "sources"), entries_of(after.envelope, "sources")),
         charts=compare_charts(before.charts, after.charts),
@@ -71,10 +74,17 @@ def changed_sections(old: str, new: str) -> tuple[str, ...]:
 
 
 def _sections(text: str) -> dict[str, str]:
-    parts: dict[str, list[str]] = {"the title": [], "the summary": [], "the introduction": []}
+    """The text's parts by name. A chart's spec (its comment) is no text: its change is the chart's;
+    the metadata comment gives the tags."""
+    parts: dict[str, list[str]] = {"the title": [], "the summary": [], "the tags": [], "the introduction": []}
     current = "the introduction"
+    in_chart = False
     for line in text.split("\n"):
-        if line.startswith("# ") and not parts["the title"]:
+        if in_chart or line.startswith(CHART_OPEN):
+            in_chart = line != "-->"
+        elif line.startswith(META_OPEN):
+            parts["the tags"].append(_tags(line))
+        elif line.startswith("# ") and not parts["the title"]:
             parts["the title"].append(line)
         elif line.startswith("> ") and not parts["the summary"] and not parts[current]:
             parts["the summary"].append(line)
@@ -84,6 +94,14 @@ def _sections(text: str) -> dict[str, str]:
         else:
             parts.setdefault(current, []).append(line)
     return {name: "\n".join(lines).strip() for name, lines in parts.items()}
+
+
+def _tags(line: str) -> str:
+    try:
+        found = json.loads(line.removeprefix(META_OPEN).removesuffix(" -->"))
+    except ValueError:
+        return line
+    return json.dumps(found.get("tags")) if isinstance(found, dict) else line
 
 
 def compare_verification(old: PageSnapshot, new: PageSnapshot) -> tuple[VerificationChange, ...]:

@@ -105,12 +105,8 @@ New warnings: **1** (listed below the table).
 
 - changed **Run A** · `example-record`
   - value: `42.5` → `45.0` tokens/s (+5.9 %)
-  - evidence\\_url: `"{url}#L10"` → `"{url2}#L10"`
-  - source\\_document\\_sha256: `"{sha}"` → `"{sha2}"`
 - changed **Run B** · `example-record`
   - condition `kv_dtype`: `"bf16"` → `"fp8"`
-  - evidence\\_url: `"{url}#L10"` → `"{url2}#L10"`
-  - source\\_document\\_sha256: `"{sha}"` → `"{sha2}"`
 - added **Run C** · `example-record`: `50` tokens/s · one run
   - conditions: `{{"system": "1 x DGX Spark", "experiment_date": "2026-10-01", "concurrency": 1, "node_count": 1, \
 "model": "m", "model_artifact": null, "model_revision": null, "engine": "vLLM", "runtime_execution_revision": null, \
@@ -462,3 +458,14 @@ def test_a_chart_change_is_not_a_text_change_and_a_tag_is_named(repo: Path) -> N
     path.write_text(path.read_text().replace("checked: 2026-10-18", "checked: 2026-10-18\ntags: [decode]"))
     page = json.loads(diff(repo, "HEAD", "--format", "json").stdout)["pages"][0]
     assert page["text_sections"] == ["the tags"]
+
+
+def test_a_re_pinned_source_is_reported_once_under_sources(repo: Path) -> None:
+    """Its SHA-256 and URL were repeated under every result citing it (issue 29)."""
+    path = repo / "content/guides/a.md"
+    text = path.read_text().replace(SOURCE_URL, SOURCE_URL2).replace(f'revision: "{REV}"', f'revision: "{REV2}"')
+    path.write_text(text.replace(SHA, SHA2))
+    page = json.loads(diff(repo, "HEAD", "--format", "json").stdout)["pages"][0]
+    assert page["results"] == []
+    assert [(change["status"], [field["field"] for field in change["changes"]]) for change in page["sources"]] == [
+        ("changed", ["revision", "sha256", "url"])]

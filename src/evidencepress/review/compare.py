@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..core.diagnostics import Problem, Severity, sort_problems
+from ..datadiff.changes import FieldChange, ResultChange, SourceChange
 from ..datadiff.entries import PAGE_FIELDS as PAGE_FIELDS  # noqa: PLC0414 - re-exported
 from ..datadiff.entries import compare_results as compare_results  # noqa: PLC0414
 from ..datadiff.entries import compare_sources as compare_sources  # noqa: PLC0414
@@ -44,6 +46,7 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
     after = new or PageSnapshot(path, {}, {}, "", {})
     both = status == "changed"
     sections = changed_sections(before.text, after.text) if both else ()
+    sources = compare_sources(entries_of(before.envelope, "sources"), entries_of(after.envelope, "sources"))
     change = PageChange(
         status=status,
         path=path,
@@ -52,8 +55,9 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
         fields=tuple(page_fields(before.envelope, after.envelope)) if both else (),
         text_changed=bool(sections),  # a chart's spec is in the text of index.md, but its change is the chart's
         text_sections=sections,
-        results=compare_results(entries_of(before.export, "reported_results"), entries_of(after.export, "reported_results")),
-        sources=compare_sources(entries_of(before.envelope, "sources"), entries_of(after.envelope, "sources")),
+        results=_without_repins(compare_results(entries_of(before.export, "reported_results"),
+                                                entries_of(after.export, "reported_results")), sources),
+        sources=sources,
         charts=compare_charts(before.charts, after.charts),
         other=tuple(other_changes(before.export, after.export)) if both else (),
         verification=compare_verification(before, after),
@@ -62,6 +66,32 @@ def compare_page(path: str, old: PageSnapshot | None, new: PageSnapshot | None) 
                      or change.other or change.verification):
         return None
     return change
+
+
+def _without_repins(results: Sequence[ResultChange], sources: Sequence[SourceChange]) -> tuple[ResultChange, ...]:
+    """The result changes without what a re-pinned source explains: its SHA-256 and URL are reported
+    once, under the source, not again under every result that cites it (a result left with no other
+    change is not listed)."""
+    shas = {(c.old, c.new) for source in sources for c in source.changes if c.field == "sha256"}
+    urls = [(c.old, c.new) for source in sources for c in source.changes
+            if c.field == "url" and isinstance(c.old, str) and isinstance(c.new, str)]
+
+    def explained(change: FieldChange) -> bool:
+        if change.field == "source_document_sha256":
+            return (change.old, change.new) in shas
+        if change.field == "evidence_url" and isinstance(change.old, str) and isinstance(change.new, str):
+            return any(change.old.startswith(old) and change.new == new + change.old[len(old):] for old, new in urls)
+        return False
+
+    kept = []
+    for result in results:
+        if result.status != "changed":
+            kept.append(result)
+            continue
+        left = tuple(change for change in result.changes if not explained(change))
+        if left:
+            kept.append(replace(result, changes=left))
+    return tuple(kept)
 
 
 def changed_sections(old: str, new: str) -> tuple[str, ...]:

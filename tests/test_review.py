@@ -86,6 +86,9 @@ EXPECTED = """\
 
 Pages: **1 changed, 1 added, 1 removed** · results: 2 changed, 1 added · sources: 1 changed · charts: 1 changed
 
+Also changed with these results: record pages `/community/example-record/`; data files `/data/results.csv`, \
+`/data/results.json`, `/data/catalog.json`, `/data/gaps.json`, `/explore/`.
+
 New warnings: **1** (listed below the table).
 
 | Page | Change | Results | Sources | Charts | Text |
@@ -195,7 +198,8 @@ def test_identical_revisions_report_no_change(repo: Path) -> None:
             assert outcome.stdout == "no changes to published data\n"
     data = json.loads(diff(repo, "HEAD", "--format", "json").stdout)
     assert data == {"base": f"HEAD ({git(repo, 'rev-parse', '--short=7', 'HEAD')})", "head": "working tree",
-                    "changed": False, "data_changed": False, "text_changed": False, "pages": [], "new_warnings": [], "resolved_warnings": 0}
+                    "changed": False, "data_changed": False, "text_changed": False, "pages": [],
+                    "record_pages": [], "data_files": [], "new_warnings": [], "resolved_warnings": 0}
 
 
 def test_a_dirty_working_tree_is_head_and_nothing_is_written_into_the_repository(repo: Path) -> None:

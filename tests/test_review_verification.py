@@ -40,6 +40,9 @@ ABSENT_REPORT = """\
 
 Pages: **1 changed** · results: 1 changed · source checks: **1 absent**
 
+Also changed with these results: record pages `/community/example-record/`; data files `/data/results.csv`, \
+`/data/results.json`, `/data/catalog.json`, `/data/gaps.json`, `/explore/`.
+
 New warnings: **1** (listed below the table).
 
 | Page | Change | Results | Sources | Charts | Text |

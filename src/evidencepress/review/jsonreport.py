@@ -21,6 +21,8 @@ def json_report(review: Review, old_url: str | None = None, new_url: str | None 
         "data_changed": review.data_changed,
         "text_changed": review.text_changed,
         "pages": [_page(page, old_url, new_url) for page in review.pages],
+        "record_pages": list(review.record_pages),
+        "data_files": list(review.data_files),
         "new_warnings": None if review.new_warnings is None else [p.as_dict() for p in review.new_warnings],
         "resolved_warnings": review.resolved_warnings,
     }

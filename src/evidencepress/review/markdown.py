@@ -55,7 +55,7 @@ def _summary(review: Review, options: ReportOptions) -> Block:
         return Block((*head, NO_CHANGES + ".", "", _warnings_line(review)))
     totals = _totals(review.pages) if review.data_changed else (
         f"{NO_CHANGES.capitalize()}: only the text of {_pages(len(review.pages))} changed.")
-    head += [totals, "", _warnings_line(review), "",
+    head += [totals, "", *_derived_lines(review), _warnings_line(review), "",
              "| Page | Change | Results | Sources | Charts | Text |", "| --- | --- | --- | --- | --- | --- |"]
     return Block(tuple(head), tuple(_row(page, options) for page in review.pages))
 
@@ -95,6 +95,16 @@ def _counted(items: Iterable[Any]) -> str:
     for item in items:
         counts[item.status] = counts.get(item.status, 0) + 1
     return ", ".join(f"{counts[status]} {status}" for status in ("changed", "added", "removed") if status in counts)
+
+
+def _derived_lines(review: Review) -> list[str]:
+    """The record pages and data files the changed results reach, named once (not per page)."""
+    if not review.record_pages and not review.data_files:
+        return []
+    records = ", ".join(code(path) for path in review.record_pages)
+    files = ", ".join(code(path) for path in review.data_files)
+    parts = ([f"record pages {records}"] if records else []) + ([f"data files {files}"] if files else [])
+    return ["Also changed with these results: " + "; ".join(parts) + ".", ""]
 
 
 def _pages(count: int) -> str:

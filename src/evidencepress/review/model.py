@@ -74,6 +74,10 @@ class PageChange:
                                                 or self.other or self.verification)
 
 
+# The files made of every article's results (site/dataset.py, output/data.py): a changed result changes them.
+DATA_FILES = ("/data/results.csv", "/data/results.json", "/data/catalog.json", "/data/gaps.json", "/explore/")
+
+
 @dataclass(frozen=True)
 class Review:
     base: str  # how each side is named in the report: "origin/main (1a2b3c4)", "working tree"
@@ -89,6 +93,17 @@ class Review:
     @property
     def text_changed(self) -> bool:
         return any(page.text_changed for page in self.pages)
+
+    @property
+    def record_pages(self) -> tuple[str, ...]:
+        """The record pages a change of results reaches: /community/<source_record_id>/ of each."""
+        ids = {result.source_record_id for page in self.pages for result in page.results if result.source_record_id}
+        return tuple(f"/community/{record}/" for record in sorted(ids))
+
+    @property
+    def data_files(self) -> tuple[str, ...]:
+        """The site's data files and pages made of every article's results: changed with any result."""
+        return DATA_FILES if any(page.results for page in self.pages) else ()
 
     @property
     def changed(self) -> bool:

@@ -215,6 +215,14 @@ def _chart(
     return replace(chart, cache_key=cache_key(chart))
 
 
+def with_text(plan: ChartPlan, alt: str, caption: str) -> ChartPlan:
+    """The plan (and its narrow variant) with another alt text and caption — inline values resolved —
+    and its drawing's key again (the alt text is the SVG's description)."""
+    narrow = with_text(plan.narrow, alt, caption) if plan.narrow is not None else None
+    changed = replace(plan, alt=alt, caption=caption, narrow=narrow)
+    return replace(changed, cache_key=cache_key(changed))
+
+
 def _oriented(plans: list[PanelPlan], panels: list[BuiltPanel], where: layout.Canvas) -> list[PanelPlan]:
     """Panels of a kind that shares its orientation (bars) turn horizontal together when any one must."""
     sharing = [kind_of(plan.kind).shares_orientation for plan in plans]

@@ -73,7 +73,7 @@ def resolve_inline_values(tokens: Sequence[Token], body: str, body_line: int, fi
             continue
         if key in resolved:
             continue
-        outcome = _resolve(piece.name, piece.content, export, units)
+        outcome = resolve_role(piece.name, piece.content, export, units)
         if isinstance(outcome, RoleError):
             problems.append(error(where, outcome.message, RULE, hint=outcome.hint))
         else:
@@ -113,8 +113,9 @@ def _roles(tokens: Sequence[Token]) -> list[tuple[Token, Token]]:
     return found
 
 
-def _resolve(name: str, content: str, export: Mapping[str, Any] | None,
-             units: Mapping[str, Any]) -> InlineValue | RoleError:
+def resolve_role(name: str, content: str, export: Mapping[str, Any] | None,
+                 units: Mapping[str, Any]) -> InlineValue | RoleError:
+    """One role (``{ratio}`A; B; digits=2``) resolved against the export, or why it cannot be."""
     spec = parse_role(name, content)
     if isinstance(spec, RoleError):
         return spec

@@ -19,7 +19,7 @@ ms/token) and hand-computed ratios are not detected.
 from __future__ import annotations
 
 import decimal
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,6 +74,18 @@ def check_prose(tokens: Sequence[Token], body: str, body_line: int, file: str,
             if matches:
                 where = Location(file, piece.line, piece.col + number.offset)
                 problems.append(_warning(where, number, matches, export))
+    return problems
+
+
+def check_text(text: str, where: Callable[[int], Location], export: Mapping[str, Any]) -> list[Problem]:
+    """``check_prose`` for a text outside the body (a chart's alt or caption): ``where`` gives the
+    place of the character at an offset of ``text``."""
+    candidates = export_numbers(export)
+    problems: list[Problem] = []
+    for number in prose_numbers(text):
+        matches = _matches(number, candidates)
+        if matches:
+            problems.append(_warning(where(number.offset), number, matches, export))
     return problems
 
 

@@ -16,6 +16,7 @@ from ..core.export import record_ids
 from ..core.model import Document, FrontMatter, JsonPath, ParsedPage, Positions, SourceRef, dotted
 from ..schemas.explain import schema_problems
 from ..schemas.load import SchemaSet
+from .charttext import chart_text
 from .claims import source_claims
 from .inlinevalues import resolve_inline_values
 from .page import Page
@@ -41,7 +42,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
     problems += _export_presence(parsed, front)
     if export is not None:
         problems += _export_problems(export, front, schemas)
-    charts, chart_problems = _charts(parsed, export, schemas)
+    charts, chart_problems = _charts(parsed, export, schemas, prose)
     problems += chart_problems
     inline_values, inline_problems = resolve_inline_values(
         parsed.tokens, parsed.body, parsed.body_line, path, export.value if export else None, schemas.units)
@@ -164,15 +165,21 @@ def _export_presence(parsed: ParsedPage, front: FrontMatter | None) -> list[Prob
     return []
 
 
-def _charts(parsed: ParsedPage, export: Document | None, schemas: SchemaSet) -> tuple[list[Any], list[Problem]]:
+def _charts(parsed: ParsedPage, export: Document | None, schemas: SchemaSet,
+            prose: bool = True) -> tuple[list[Any], list[Problem]]:
+    """Each chart planned, its alt text and caption with their inline values resolved."""
     plans: list[Any] = []
     problems: list[Problem] = []
     unreadable = parsed.export_fence is not None and export is None
+    path = parsed.source.path
     for fence in parsed.chart_fences:
-        plan, chart_problems = plan_chart(fence, export, parsed.source.path, schemas)
+        plan, chart_problems = plan_chart(fence, export, path, schemas)
         if unreadable:  # "the page has no export" would mislead: its JSON error is reported
             chart_problems = [p for p in chart_problems if not _needs_export(p)]
         problems += chart_problems
         if plan is not None:
+            plan, text_problems = chart_text(plan, fence, path, export.value if export else None, schemas.units,
+                                             prose)
+            problems += text_problems
             plans.append(plan)
     return plans, problems + chart_id_problems(plans)

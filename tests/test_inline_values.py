@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,7 +59,15 @@ def built(tmp_path: Path, body: str) -> tuple[str, str]:
     html = (root / "_site/guides/a/index.html").read_text(encoding="utf-8")
     prose = html[html.index('<div class="prose">'):html.index("</div>", html.index('<div class="prose">'))]
     markdown = (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
-    return prose, markdown.split("\n\n")[3]  # the first paragraph of the body
+    return prose, shown(markdown.split("\n\n")[3])  # the first paragraph of the body, as it reads
+
+
+ROLE_COMMENTS = re.compile(r"<!--=.*?-->|<!--/=\n*-->", re.DOTALL)
+
+
+def shown(markdown: str) -> str:
+    """Markdown as a reader sees it: without the comments that carry each value's role for import."""
+    return ROLE_COMMENTS.sub("", markdown)
 
 
 CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; concurrency: 1; node_count: 1; "
@@ -129,7 +138,7 @@ def test_index_json_is_the_export_unchanged(tmp_path: Path) -> None:
     assert run(root, "build").exit_code == 0
     page = json.loads((root / "_site/guides/a/index.json").read_bytes())
     assert page["reported_results"][0]["value"] == 88.697
-    assert "{value}" not in (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+    assert "{value}" not in shown((root / "_site/guides/a/index.md").read_text(encoding="utf-8"))
 
 
 ERRORS = [
@@ -240,7 +249,7 @@ def test_rounding_a_literal_longer_than_decimals_default_precision(tmp_path: Pat
     text = (root / FILE).read_text(encoding="utf-8").replace('"value": 1.5', '"value": 123456789012345678901234567890.125')
     (root / FILE).write_text(text, encoding="utf-8")
     assert run(root, "build").exit_code == 0
-    markdown = (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+    markdown = shown((root / "_site/guides/a/index.md").read_text(encoding="utf-8"))
     assert "Long [≈123,456,789,012,345,678,901,234,567,890.13 tokens/s]" in markdown
 
 
@@ -314,3 +323,18 @@ def test_tok_s_is_tokens_s_for_charts_inline_arithmetic_and_the_unit_check(tmp_p
     html = (root / "_site/guides/a/index.html").read_text(encoding="utf-8")
     assert "2.61" in html  # 231.294 ÷ 88.697, rounded half-up
     assert "chart-unit" not in outcome.stderr
+
+
+def test_index_md_carries_each_role_and_import_writes_it_back(tmp_path: Path) -> None:
+    """import turned every reference into a literal number (issue 29): the body comes back as written."""
+    body = ("Decode ran at {value}`Decode at C1` and {ratio}`Decode at C16; Decode at C1; digits=2`-fold\n"
+            "at {value}`Decode\nat C16`; see [the peak {value}`/memory_observations/peak/value`](#part).")
+    root = site(tmp_path, body)
+    assert run(root, "build").exit_code == 0
+    markdown = (root / "_site/guides/a/index.md").read_text(encoding="utf-8")
+    assert ("Decode ran at <!--={value}`Decode at C1`-->[88.697 tokens/s](" + SOURCE_URL + "#L10)<!--/=--> and "
+            "<!--={ratio}`Decode at C16; Decode at C1; digits=2`-->2.61 (= ") in markdown
+    assert "<!--={value}`Decode\nat C16`-->" in markdown and "<!--/=\n-->" in markdown, "the line count is kept"
+    imported = CliRunner().invoke(main, ["import", str(root / "_site/guides/a/index.md")])
+    assert imported.exit_code == 0, imported.output
+    assert body in imported.stdout

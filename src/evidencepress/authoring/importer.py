@@ -20,7 +20,15 @@ import re
 import yaml
 
 from ..core.jsonsyntax import problem_of
-from ..output.article_md import CHART_OPEN, CHECKED_TAIL, COMMENT_CLOSE, META_OPEN, SOURCES_HEADING
+from ..output.article_md import (
+    CHART_OPEN,
+    CHECKED_TAIL,
+    COMMENT_CLOSE,
+    META_OPEN,
+    SOURCES_HEADING,
+    VALUE_CLOSE,
+    VALUE_OPEN,
+)
 
 _SOURCE = re.compile(
     r"^- (?P<publisher>.+?): (?P<url>\S+)\n  - Document revision: (?P<revision>.+)\n  - SHA-256: (?P<sha256>\S+)$",
@@ -35,6 +43,7 @@ _CHART = re.compile(
 
 
 _ESCAPE = re.compile(r"\\(.)", re.DOTALL)
+_VALUE = re.compile(re.escape(VALUE_OPEN) + r"(?P<role>.*?)-->.*?" + re.escape(VALUE_CLOSE) + r"\n*-->", re.DOTALL)
 
 
 class ImportError_(ValueError):
@@ -71,7 +80,8 @@ def _import(text: str) -> str:
             front[key] = meta[key]
     if sources:
         front["sources"] = sources
-    parts = ["---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---", _charts(body)]
+    parts = ["---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---",
+             _charts(_values(body))]
     if export is not None:
         parts.append("```json export\n" + export + "\n```")
     return "\n\n".join(p for p in parts if p.strip()) + "\n"
@@ -177,6 +187,11 @@ def _sources(text: str) -> tuple[str, list[dict[str, str]]]:
     if not items or "\n".join(m.group(0) for m in items) != listing:
         return text, []
     return text[:heading], [m.groupdict() for m in items]
+
+
+def _values(body: str) -> str:
+    """Each inline value as the role it was written as (the comments values_as_text wrote around it)."""
+    return _VALUE.sub(lambda found: _ESCAPE.sub(r"\1", found.group("role")), body)
 
 
 def _charts(body: str) -> str:

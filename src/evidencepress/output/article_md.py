@@ -39,6 +39,8 @@ from .inline import value_markdown
 
 META_OPEN = "<!-- evidencepress: "
 CHART_OPEN = "<!-- evidencepress:chart"
+VALUE_OPEN = "<!--="  # an inline value's role, before the text it shows (see values_as_text)
+VALUE_CLOSE = "<!--/="  # its end
 COMMENT_CLOSE = "-->"
 _COMMENT_END = re.compile("(--!?)>")  # what ends an HTML comment (HTML5 also ends one at --!>)
 _DASHES = re.compile("-{2,}")
@@ -99,7 +101,8 @@ def _body(page: Page) -> str:
 
 
 def values_as_text(page: Page) -> str:
-    """The body with each inline value's role replaced by what the HTML shows (the line count is kept)."""
+    """The body with each inline value's role replaced by what the HTML shows, between comments that
+    hold the role (the line count is kept)."""
     if not page.inline_values:
         return page.body
     starts = [0]
@@ -110,7 +113,11 @@ def values_as_text(page: Page) -> str:
         item = page.inline_values.get((piece.name, piece.content)) if piece.kind == "role" else None
         if item is not None and piece.source:
             start = starts[piece.line - page.body_line] + piece.col - 1
-            text = value_markdown(item, piece.in_link) + "\n" * piece.source.count("\n")
+            # The role rides along in comments (invisible when the Markdown is shown), so that import
+            # writes it back: `<!--={value}`A`-->36.6 tokens/s<!--/=-->`; a role written over several
+            # lines keeps the line count inside the closing comment.
+            text = (f"{VALUE_OPEN}{comment_text(piece.source)}-->{value_markdown(item, piece.in_link)}"
+                    f"{VALUE_CLOSE}{chr(10) * piece.source.count(chr(10))}-->")
             spans.append((start, start + len(piece.source), text))
     body = page.body
     for start, end, text in sorted(spans, reverse=True):

@@ -377,3 +377,20 @@ def test_non_finite_numbers_are_not_plotted() -> None:
     results = [dict(r, value=float("nan")) if r["metric"] == "ttft" else r for r in export().value["reported_results"]]
     problem = only_error(HEAD + "panels:\n  - select: {where: {metric: ttft}}\n", export(reported_results=results))
     assert problem.rule == "chart-kind" and "plot numbers" in problem.message
+
+
+def test_numeric_categories_are_in_ascending_order_unless_the_selection_orders_them() -> None:
+    """Input tokens 26,253 / 61 / 104,805 in export order read as a false dip (issue 28)."""
+    document = export()
+    results = document.value["reported_results"]
+    decode = [r for r in results if r["metric"] == "per_request_decode_rate"]
+    scrambled = [decode[2], decode[0], decode[3], decode[1]]  # concurrency 8, 1, 16, 4
+    others = [r for r in results if r["metric"] != "per_request_decode_rate"]
+    doc = export(reported_results=scrambled + others)
+    where = HEAD + "panels:\n  - select:\n      where: {metric: per_request_decode_rate}\n    x: conditions.concurrency\n"
+    assert [p.value for p in ok(where, doc).panels[0].points] == [88.697, 48.631, 33.236, 22.142]
+    by_labels = ok(HEAD + "panels:\n  - select:\n      labels: [TP2 C8 decode, TP2 C1 decode]\n"
+                   "    x: conditions.concurrency\n", doc)
+    assert [p.value for p in by_labels.panels[0].points] == [33.236, 88.697], "the author's order is kept"
+    by_label_x = ok(HEAD + "panels:\n  - select:\n      where: {metric: per_request_decode_rate}\n", doc)
+    assert labels(by_label_x) == ["TP2 C8 decode", "TP2 C1 decode", "TP2 C16 decode", "TP2 C4 decode"]

@@ -137,10 +137,11 @@ def _status_columns(panel: PanelSpec, series: tuple[str, ...]) -> tuple[str, ...
 
 
 def _groups(points: tuple[Point, ...], separate: bool, by_series: bool) -> list[layout.Group]:
-    """Categories in export order; with series, entries of the same label share a category.
+    """Categories in the order of the points (export order, numbers ascending: panel._by_value); with
+    series, entries of the same label share a category.
 
     When sources are kept apart, a change of source starts a new block and a
-    category never spans two blocks; nothing is ever sorted.
+    category never spans two blocks; nothing is sorted here.
     """
     groups: list[layout.Group] = []
     block = 0

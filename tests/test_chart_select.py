@@ -394,3 +394,32 @@ def test_numeric_categories_are_in_ascending_order_unless_the_selection_orders_t
     assert [p.value for p in by_labels.panels[0].points] == [33.236, 88.697], "the author's order is kept"
     by_label_x = ok(HEAD + "panels:\n  - select:\n      where: {metric: per_request_decode_rate}\n", doc)
     assert labels(by_label_x) == ["TP2 C8 decode", "TP2 C1 decode", "TP2 C16 decode", "TP2 C4 decode"]
+
+
+def test_long_literals_are_labelled_rounded_with_digits_and_warned_of_without() -> None:
+    """Every label of a panel with a computed float was dropped, silently (issue 28)."""
+    from chart_fixtures import warned
+
+    from evidencepress.charts.units import value_labels
+
+    document = export()
+    results = document.value["reported_results"]
+    decode = [dict(r) for r in results if r["metric"] == "per_request_decode_rate"]
+    decode[0]["value"], decode[1]["value"] = -0.6065200909780136, 48.6
+    doc = export(reported_results=decode)
+    where = HEAD + "panels:\n  - select:\n      where: {metric: per_request_decode_rate}\n"
+    problems = warned(where, doc)
+    assert [(p.rule, p.message) for p in problems if p.rule == "chart-digits"] == [(
+        "chart-digits", ("a value of the panel has more than 6 decimals (\u22120.6065200909780136): the chart shows "
+                        "no value labels"))]
+    assert value_labels(ok(where, doc).panels[0].points, "tokens/s") == ["", "", "", ""]
+    rounded = ok(where.replace("  - select:", "  - digits: 2\n    select:"), doc)
+    panel = rounded.panels[0]
+    assert value_labels(panel.points, panel.unit, panel.references, panel.digits) == [
+        "\u2248\u22120.61", "48.6", "\u224833.24", "\u224822.14"], "rounded only where more decimals were written"
+    assert "\u2248 rounded for display to 2 decimal places; the table lists each value as reported" in rounded.notes
+    assert rounded.rows[0].value == -0.6065200909780136, "the table keeps the value as reported"
+    assert not [p for p in warned(where.replace("  - select:", "  - digits: 2\n    select:"), doc)
+                if p.rule == "chart-digits"]
+    refused = only_error(where.replace("  - select:", "  - digits: 7\n    select:"), doc)
+    assert "expected a whole number of decimal places from 0 to 6" in refused.message

@@ -19,6 +19,8 @@ from ..core.model import JsonPath, Positions, dotted
 from .kinds import kind_of
 from .model import PanelSpec, Point
 from .select import Selected
+from .style import display_number
+from .units import MAX_FRACTION_DIGITS, long_literals
 
 DENOMINATORS = ("total", "denominator", "sample_size", "n", "questions", "problems", "trials")
 _LIMIT_WORDS = re.compile(r"(^|[\s_\-/])(limit|limits|cap|ceiling|capacity|allowed|budget)($|[\s_\-/])", re.IGNORECASE)
@@ -71,6 +73,20 @@ def single_value(panel: PanelSpec, points: list[Point], has_references: bool, po
     hint = ("a lone bar says nothing by its height: put it beside values of the same kind, "
             "draw a reference it is compared with, or state it in the prose")
     return [_at(panel, positions, "select", message, "chart-single-value", hint)]
+
+
+def unlabelled(panel: PanelSpec, points: list[Point], positions: Positions) -> list[Problem]:
+    """A panel whose values have more decimals than a label can show, and no ``digits:`` to round
+    them for display: it would show no value labels at all."""
+    if not kind_of(panel.kind).value_axis or panel.digits is not None or not long_literals(points):
+        return []
+    longest = max((display_number(p.value) for p in points if p.value is not None),
+                  key=lambda text: len(text.partition(".")[2]))
+    message = (f"a value of the panel has more than {MAX_FRACTION_DIGITS} decimals ({longest}): "
+               "the chart shows no value labels")
+    hint = ("add digits: N to the panel to label every value rounded for display (marked ≈); the table keeps "
+            "each value as reported")
+    return [_at(panel, positions, "select", message, "chart-digits", hint)]
 
 
 _GENERIC = frozenset({"median", "mean", "avg", "average", "max", "min", "maximum", "minimum", "peak", "total", "p50",

@@ -88,6 +88,7 @@ class PanelSpec:
     mark_label: str | None
     stacked: bool
     given: frozenset[str]  # keys the author wrote (x, y, …), for diagnostics
+    digits: int | None = None  # value labels rounded for display to this many decimals (≈); None: as authored
 
 
 @dataclass(frozen=True)
@@ -196,6 +197,7 @@ class PanelPlan:
     legend: tuple[LegendItem, ...]
     box: PanelBox
     stacked: bool = False  # bars: the series of a category drawn end to end
+    digits: int | None = None  # value labels rounded for display (PanelSpec.digits)
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from .model import ChartRow, PanelSpec, Point, Reference
 from .select import Selected, select_entries
 from .states import unmapped_problem
 from .uncertainty import is_number
+from .units import rounded_label
 from .values import extract
 
 
@@ -93,11 +94,21 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions, rules: Rule
     warnings = _warnings(panel, items, points, references, positions)
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
+    notes += _rounded_note(panel, points)
     differ = panel_differences(panel, items, points, export, rules)
     if differ:
         warnings.append(differences_problem(ctx, differ))
     return (BuiltPanel(panel, tuple(points), unit, x_numeric, series, separate, rows, notes, references, differ),
             warnings)
+
+
+def _rounded_note(panel: PanelSpec, points: list[Point]) -> tuple[str, ...]:
+    """Value labels that ``digits:`` rounded say so under the chart."""
+    if panel.digits is None or not any(p.value is not None and rounded_label(p.value, panel.digits).startswith("\u2248")
+                                       for p in points):
+        return ()
+    places = "1 decimal place" if panel.digits == 1 else f"{panel.digits} decimal places"
+    return (f"\u2248 rounded for display to {places}; the table lists each value as reported",)
 
 
 def _by_value(panel: PanelSpec, items: list[Selected], extracted: list[Extracted]
@@ -174,6 +185,7 @@ def _warnings(
         + checks.limit_as_bar(panel, points, limit, positions)
         + checks.overlapping(panel, points, positions)
         + list(checks.id_labels(panel, items, points, positions))
+        + checks.unlabelled(panel, points, positions)
     )
 
 

@@ -55,7 +55,7 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
     groups = ([] if built.x_numeric else _categories(points)) if kind.x_axis else _groups(points, blocks, bool(series))
     # Stacked parts lie end to end along a horizontal value axis (spec.py refuses ``stacked`` where not read).
     horizontal = force_horizontal or panel.stacked or kind.horizontal(
-        groups, separate, where, _value_px(points, built.unit, built.references)
+        groups, separate, where, _value_px(points, built.unit, built.references, panel.digits)
     )
     columns = _status_columns(panel, series) if grid and (series or not panel.columns) else ()
     cell_lines = (
@@ -91,12 +91,14 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
         legend=legend,
         box=box,
         stacked=panel.stacked,
+        digits=panel.digits,
     )
 
 
-def _value_px(points: tuple[Point, ...], unit: str, references: tuple[Reference, ...]) -> list[float]:
+def _value_px(points: tuple[Point, ...], unit: str, references: tuple[Reference, ...],
+              digits: int | None = None) -> list[float]:
     """Width of each point's value label over a vertical bar ("not reported" for a null)."""
-    labels = value_labels(points, unit, references)
+    labels = value_labels(points, unit, references, digits)
     return [
         style.text_px(style.LEGEND_NOT_REPORTED if p.value is None else text, style.SIZE_VALUE)
         for p, text in zip(points, labels, strict=False)

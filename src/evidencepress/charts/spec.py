@@ -125,6 +125,7 @@ def _panel(index: int, item: dict[str, Any], chart_kind: str, names: tuple[tuple
         mark_label=item.get("mark_label"),
         stacked=bool(item.get("stacked", False)),
         given=frozenset(item),
+        digits=item.get("digits"),
     )
 
 

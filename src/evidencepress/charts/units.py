@@ -7,13 +7,32 @@ between units, so a panel whose entries disagree is an error.
 
 from __future__ import annotations
 
+import decimal
 from collections.abc import Sequence
 
+from ..core import jsontext
 from ..schemas.units import Units, canonical_unit
 from . import style
 from .model import Point, Reference
 
 MAX_FRACTION_DIGITS = 6  # a literal with more decimals is a computed float: the table shows it, the chart does not
+
+def long_literals(points: Sequence[Point]) -> bool:
+    """Does a value of the panel have more than MAX_FRACTION_DIGITS decimals (a computed float)?"""
+    return any(p.value is not None and len(style.display_number(p.value).partition(".")[2]) > MAX_FRACTION_DIGITS
+               for p in points)
+
+
+def rounded_label(value: float, digits: int) -> str:
+    """``value`` as a label of at most ``digits`` decimals: ``≈−0.61`` for −0.6065200909780136 and 2, the
+    literal itself when it has no more decimals than that."""
+    literal = jsontext.number_text(value)
+    if "e" in literal.lower() or len(literal.partition(".")[2]) <= digits:
+        return style.display_number(value)
+    quantum = decimal.Decimal(1).scaleb(-digits)
+    shown = decimal.Decimal(literal).quantize(quantum, rounding=decimal.ROUND_HALF_UP)
+    return "\u2248" + style.group_digits(format(shown, "f"))
+
 
 def unit_key(unit: str, units: Units | None = None) -> str:
     """The name that stands for ``unit`` when comparing, as the unit vocabulary says (``units``: the
@@ -74,11 +93,16 @@ def top_value(points: Sequence[Point], references: Sequence[Reference] = ()) -> 
     return max(abs(v) for v in values)
 
 
-def value_labels(points: Sequence[Point], unit: str, references: Sequence[Reference] = ()) -> list[str]:
+def value_labels(points: Sequence[Point], unit: str, references: Sequence[Reference] = (),
+                 digits: int | None = None) -> list[str]:
     """The text printed by each point: its literal with thousands separators (and its unit when the
-    axis is in another prefix); none at all in a panel whose literals include a long computed float."""
+    axis is in another prefix); with ``digits``, a literal of more decimals rounded half-up to that
+    many and marked ≈ (never more digits than written); without, none at all in a panel whose
+    literals include a long computed float (``long_literals`` warns of it)."""
     literals = [style.display_number(p.value) if p.value is not None else "" for p in points]
-    if any(len(text.partition(".")[2]) > MAX_FRACTION_DIGITS for text in literals):
+    if digits is not None:
+        literals = [rounded_label(p.value, digits) if p.value is not None else "" for p in points]
+    elif long_literals(points):
         return ["" for _ in literals]
     if axis_scale(unit, top_value(points, references))[0] != 1:
         return [f"{text} {unit}" if text else "" for text in literals]

@@ -93,7 +93,7 @@ def axis_unit(panel: PanelPlan) -> str:
 
 def value_labels(panel: PanelPlan) -> list[str]:
     """The text printed by each point (see ``units.value_labels``)."""
-    return units_value_labels(panel.points, panel.unit, panel.references)
+    return units_value_labels(panel.points, panel.unit, panel.references, panel.digits)
 
 
 def value_text(ax: Axes, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:

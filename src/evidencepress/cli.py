@@ -1,6 +1,8 @@
 """Command line: parse options, call one stage function, print problems, exit.
 
-Exit codes: 0 success, 1 content errors, 2 usage errors (click's own).
+Exit codes: 0 success, 1 content errors, 2 usage errors (click's own); a command stopped by a
+signal exits with 128 + its number (130 for Ctrl-C, 143 for SIGTERM); `serve`, which Ctrl-C
+ends as it is meant to, with 0.
 """
 
 from __future__ import annotations
@@ -8,20 +10,23 @@ from __future__ import annotations
 import atexit
 import contextlib
 import datetime as dt
+import functools
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from . import __version__
 from .core.diagnostics import Problem, TextOptions, format_json, format_text, has_errors, sort_problems
-from .core.forking import collector
+from .core.forking import collector, stop_all_workers
 from .core.options import BuildOptions, ConfigError
 from .core.progress import Progress
+from .core.signals import Interrupted, interrupts
 
 if TYPE_CHECKING:  # the schemas load jsonschema: imported only by the commands that need them
     from .build.plan import Setup
@@ -40,6 +45,25 @@ PROSE = click.option("--prose/--no-prose", default=True, show_default=True,
 # `evidencepress schema NAME` (schemaref.NAMES maps each to its file; not imported here, it loads jsonschema)
 SCHEMA_CHOICES = ("export", "conditions", "chart", "frontmatter", "site", "units", "comparability")
 DEFAULT_REPORT = TextOptions()  # how a usage error or a failed diff build is reported
+
+
+def _stops_on_signals(function: Callable[..., None]) -> Callable[..., None]:
+    """SIGINT, SIGTERM and SIGHUP stop the command through its ``finally`` blocks (staged folders,
+    temporary worktrees and worker processes are removed); it says so and exits with 128 + the
+    signal's number."""
+    @functools.wraps(function)
+    def command(*args: Any, **kwargs: Any) -> None:
+        try:
+            with interrupts():
+                function(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            stop_all_workers()
+            signum = exc.signum if isinstance(exc, Interrupted) else signal.SIGINT
+            click.echo(f"{click.get_current_context().info_name} interrupted by {signal.Signals(signum).name}",
+                       err=True)
+            sys.exit(128 + signum)
+
+    return command
 
 
 def _report_options(function: Callable[..., None]) -> Callable[..., None]:
@@ -92,6 +116,7 @@ def _utf8_stdout() -> bool:
 @click.option("--no-cache", is_flag=True, help="Redraw every chart instead of using .cache/.")
 @click.option("--force", is_flag=True, help="Replace an output folder that holds files evidencepress did not write.")
 @_report_options
+@_stops_on_signals
 def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts: bool, no_cache: bool,
           force: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool, prose: bool) -> None:
     """Validate everything, then write the site and exports/ atomically."""
@@ -111,6 +136,7 @@ def build(root: Path, out: Path | None, jobs: int, base_url: str | None, drafts:
 @ROOT
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @_report_options
+@_stops_on_signals
 def check(root: Path, drafts: bool, strict: bool, output_format: str, quiet: bool, all_warnings: bool,
           prose: bool) -> None:
     """Validate everything and check exports/ is current; write nothing."""
@@ -217,6 +243,7 @@ def schema(name: str | None, root: Path, reference: bool) -> None:
               help="Truncate the Markdown report to this many characters (GitHub's comment limit).")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Worker processes for validating, drawing and rendering.")
+@_stops_on_signals
 def diff(base: str, head: str | None, root: Path, output_format: str, exit_code: bool, text_changes: bool,
          old_url: str | None, new_url: str | None, charts_dir: Path | None, max_chars: int, jobs: int) -> None:
     """Semantic diff of the published data of BASE and HEAD: git revisions, site folders or built folders.
@@ -232,8 +259,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
     if charts_dir is not None and charts_dir.exists() and any(charts_dir.iterdir()):
         raise click.BadParameter(f"{charts_dir} is not empty; give a new or empty folder", param_hint="--charts-dir")
     try:
-        with review.signals_interrupt():
-            change = review.review_change(base, head, review.DiffOptions(root=root, jobs=jobs))
+        change = review.review_change(base, head, review.DiffOptions(root=root, jobs=jobs))
     except review.DiffUsageError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
@@ -258,6 +284,7 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Worker processes for validating, drawing and rendering.")
+@_stops_on_signals
 def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
     """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
     from .serve.server import PortUnavailable, run_server

@@ -18,20 +18,30 @@ started from a small server.
 ``ordered_map`` spreads work over worker processes (the pages of a large
 site to validate and render, forked; charts to draw, in ``drawing_context``);
 the results come back in order, so nothing depends on --jobs.
+
+A worker never outlives the process that forked it: it asks the kernel for
+SIGKILL when its parent dies (Linux's ``PR_SET_PDEATHSIG``; a build killed with
+``kill -9`` left its drawing workers blocked forever, 85 MB each), leaves
+Ctrl-C and SIGTERM to its parent, which kills its workers as soon as the work
+is stopped (an interrupt, an error).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import multiprocessing
 import os
+import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
 from typing import Any, Protocol, TypeVar
+
+from . import signals
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -71,13 +81,15 @@ def forget(owner: Pausable) -> None:
 
 
 def resume_after_forks() -> None:
-    """The threads paused for the forks so far start again: call it once the workers are started.
+    """The threads paused for the forks so far start again, and a signal held meanwhile is raised:
+    call it once the workers are started.
     (Not at once after each fork: Python 3.13 counts the threads for its warning after the
     ``after_in_parent`` hooks, and a pool forks all its workers one after the other.)"""
     while _paused:
         _, owner = _paused.popitem()
         if id(owner) in _running:
             owner.resume()
+    signals.raise_held()  # a signal that came during a fork stops the work now
 
 
 def _pause_all() -> None:
@@ -96,10 +108,55 @@ def _pause_all() -> None:
             os.sched_yield()
 
 
-def _forget_all() -> None:
-    """In the child: the threads were not copied, and nothing of the parent's is resumed here."""
+_forked_by = os.getpid()  # set before each fork: the parent a child must die with
+
+
+def _before_fork() -> None:
+    global _forked_by
+    _forked_by = os.getpid()
+    signals.hold()  # until every hook of the fork has run (see ``_after_in_parent``)
+    _pause_all()
+
+
+def _after_in_parent() -> None:
+    """Registered after ``logging``'s hooks (imported by ``concurrent.futures``), so it runs last."""
+    signals.release()
+
+
+def _in_child() -> None:
+    """In the child: the threads were not copied, and nothing of the parent's is resumed here.
+    It is a worker, which dies with its parent and leaves the signals to it."""
     _running.clear()
     _paused.clear()
+    signals.forget_held()
+    _become_worker(_forked_by)
+
+
+PR_SET_PDEATHSIG = 1
+
+
+def _become_worker(parent: int | None) -> None:
+    """SIGKILL when the parent dies, no Ctrl-C (the terminal sends it to every process of the
+    group: the parent stops the workers, which would print a traceback each) and SIGTERM's
+    default (not the parent's handler, inherited). ``parent`` None: whoever the parent is now."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _LIBC is None or _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+        return  # not Linux: the parent kills its workers when it stops, but not when it is killed
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)  # the parent died before the request was made: nobody would kill this process
+
+
+def _libc() -> ctypes.CDLL | None:
+    try:
+        library = ctypes.CDLL(None, use_errno=True)
+        library.prctl  # noqa: B018 -- only Linux has it
+    except (OSError, AttributeError):
+        return None
+    return library
+
+
+_LIBC = _libc()
 
 
 def _os_threads() -> int | None:
@@ -116,7 +173,7 @@ def _os_threads() -> int | None:
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_pause_all, after_in_child=_forget_all)
+    os.register_at_fork(before=_before_fork, after_in_parent=_after_in_parent, after_in_child=_in_child)
 
 
 @contextlib.contextmanager
@@ -185,7 +242,7 @@ def lean_context(preload: Sequence[str] = ()) -> BaseContext:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(preload))  # read when the server starts: once per process
+    context.set_forkserver_preload([__name__, *preload])  # this module's fork hook makes them workers  # read when the server starts: once per process
     return context
 
 
@@ -238,29 +295,66 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
                 in_flight: int, context: BaseContext) -> Iterator[R]:
     """Results from the workers, in order, until all are done or a chunk fails (the caller
     does the rest in this process: an exception then carries its own traceback, which a
-    template error needs for its line, and a dead worker is not fatal)."""
+    template error needs for its line, and a dead worker is not fatal). Stopped early (an
+    interrupt, the caller gave up), the workers are killed: nothing waits for their chunks."""
     todo = iter(chunks)
     inherit = context.get_start_method() == "fork"  # then initializer arguments are inherited, never pickled
-    setup: dict[str, Any] = {"initializer": _receive, "initargs": (function, items)} if inherit else {}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=context, **setup) as pool:
-        def submit(start: int, size: int) -> Future[list[R]]:
-            if inherit:
-                return pool.submit(_run_chunk, start, size)
-            return pool.submit(_call_each, function, items[start:start + size])
+    setup: dict[str, Any] = ({"initializer": _receive, "initargs": (function, items)} if inherit
+                             else {"initializer": _become_worker, "initargs": (None,)})
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, **setup)
 
-        pending: deque[Future[list[R]]] = deque()
+    def submit(start: int, size: int) -> Future[list[R]]:
+        if inherit:
+            return pool.submit(_run_chunk, start, size)
+        return pool.submit(_call_each, function, items[start:start + size])
+
+    pending: deque[Future[list[R]]] = deque()
+    _pools[id(pool)] = pool
+    try:
         while True:
             try:  # a broken pool raises on submit as well as on result
                 while len(pending) < in_flight * workers and (next_chunk := next(todo, None)) is not None:
                     pending.append(submit(*next_chunk))
                 resume_after_forks()  # the workers are forked by the first submit
                 if not pending:
-                    return
+                    break
                 results = pending.popleft().result()
             except Exception:  # noqa: BLE001 -- BrokenProcessPool, or the function failed: redone here
                 pool.shutdown(wait=True, cancel_futures=True)
                 return
             yield from results
+    except BaseException:  # an interrupt, or the generator closed before its end
+        stop_workers(pool)
+        raise
+    finally:
+        _pools.pop(id(pool), None)
+    pool.shutdown(wait=True)
+
+
+_pools: dict[int, ProcessPoolExecutor] = {}  # by id(): the pools of the ordered_map calls under way
+
+
+def stop_all_workers() -> None:
+    """Kill the workers of every ``ordered_map`` under way. For an interrupt: it may stop the
+    process while the consumer of a map's results runs, and the map (a suspended generator, kept
+    by the traceback) would not be closed before the process exits."""
+    while _pools:
+        _, pool = _pools.popitem()
+        stop_workers(pool)
+
+
+def stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's processes at once and wait until they are gone (shutdown alone waits for
+    every chunk submitted). The executor keeps its processes in ``_processes``: there is no
+    public way before Python 3.14's ``kill_workers``."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError):
+            process.kill()
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AssertionError):
+            process.join()
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -269,7 +363,7 @@ def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
 
 def _receive(function: Callable[[Any], Any], items: Sequence[Any]) -> None:
     global _job
-    _job = (function, items)
+    _job = (function, items)  # (a forked worker: the fork hook made it one already)
 
 
 def _run_chunk(start: int, size: int) -> list[Any]:

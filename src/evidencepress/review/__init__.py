@@ -10,7 +10,6 @@ temporary worktrees, the working tree, or built folders), compare them
 from __future__ import annotations
 
 from .compare import compare_sites
-from .git import signals_interrupt
 from .jsonreport import json_report
 from .markdown import NO_CHANGES, ReportOptions, markdown_report
 from .model import Review
@@ -28,7 +27,6 @@ __all__ = [
     "json_report",
     "markdown_report",
     "review_change",
-    "signals_interrupt",
 ]
 
 

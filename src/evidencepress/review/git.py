@@ -1,22 +1,19 @@
 """Git, for `diff`: resolve a revision and check it out into a temporary worktree.
 
 Every worktree made here is removed again, whatever happens while it is in
-use (an error, Ctrl-C, SIGTERM): ``checkout`` is a context manager and
-``signals_interrupt`` turns SIGTERM/SIGHUP into an exception so that its
-``finally`` runs. Repository hooks are switched off for the checkout.
+use (an error, Ctrl-C, SIGTERM): ``checkout`` is a context manager, and the
+command turns the signals into an exception (``core.signals.interrupts``) so
+that its ``finally`` runs. Repository hooks are switched off for the checkout.
 """
 
 from __future__ import annotations
 
 import shutil
-import signal
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 
 class GitError(Exception):
@@ -93,22 +90,3 @@ def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
         message = done.stderr.strip().splitlines()
         raise GitError(message[-1] if message else f"git {' '.join(args)} failed")
     return done.stdout.strip()
-
-
-@contextmanager
-def signals_interrupt() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise KeyboardInterrupt (as Ctrl-C does) while the block runs."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    wanted = [sig for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if sig is not None]
-    previous = {sig: signal.signal(sig, _interrupt) for sig in wanted}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt(f"signal {signum}")

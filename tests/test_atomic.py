@@ -8,11 +8,14 @@ the next build must leave both at version 2 with no hidden leftovers.
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -145,3 +148,44 @@ def test_leftovers_of_a_build_killed_while_staging_are_removed(tmp_path: Path) -
     (root / ".unrelated").mkdir()
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=False)) if p.is_error]
     assert _hidden(root) == [] and (root / ".unrelated").is_dir()
+
+
+def _failing_at(call: int, real: Callable[..., None], calls: list[int]) -> Callable[..., None]:
+    """``real``, except that its ``call``-th call raises ENOSPC (every call is counted in ``calls``)."""
+    def fake(*args: object, **kwargs: object) -> None:
+        calls.append(1)
+        if len(calls) == call:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(*args, **kwargs)
+
+    return fake
+
+
+@pytest.mark.parametrize(("function", "mode"), [("fsync", "renameat2"), ("replace", "renameat2"),
+                                                ("replace", "portable")])
+def test_every_failed_fsync_or_rename_leaves_the_old_output_and_no_staging(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, function: str, mode: str) -> None:
+    """An fsync failure on the journal left ._site.new-* and .exports.new-* behind while the build said
+    "nothing was written" (issue 25). Each call of os.fsync / os.replace a build makes fails in turn."""
+    from evidencepress.output import writer
+
+    if mode == "portable":
+        monkeypatch.setattr(writer, "_RENAMEAT2", None)
+    old = _built(tmp_path / "site", 1)
+    root = _version(tmp_path / "site", 2)
+    real = getattr(os, function)
+    counted: list[int] = []
+    with monkeypatch.context() as patch:
+        patch.setattr(os, function, _failing_at(0, real, counted))
+        shutil.copytree(root, tmp_path / "probe")
+        assert not [p for p in build_site(BuildOptions(root=tmp_path / "probe", jobs=1, use_cache=False)) if p.is_error]
+    assert counted, f"a build calls os.{function}"
+    for call in range(1, len(counted) + 1):
+        with monkeypatch.context() as patch:
+            patch.setattr(os, function, _failing_at(call, real, []))
+            problems = build_site(BuildOptions(root=root, jobs=1, use_cache=False))
+        messages = [p.message for p in problems if p.is_error]
+        assert messages == ["cannot write the site: No space left on device"], (call, messages)
+        assert (tree(root / "_site"), tree(root / "exports")) == old, call
+        assert _hidden(root) == [], call
+        assert not list((root / ".cache").glob("write-journal.json*")), call

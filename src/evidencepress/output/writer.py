@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from ..core import forking
+from ..core import forking, signals
 from ..core.forking import WRITER_THREADS
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
@@ -259,33 +259,52 @@ def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoin
 
 
 def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint) -> None:
-    _write_journal(journal, swaps, checkpoint)
-    try:
-        _exchange_all(swaps, checkpoint)
-    except OSError:
-        journal.unlink(missing_ok=True)
-        raise
-    journal.unlink()
-    checkpoint("journal removed")
-    for swap in swaps:
-        remove_tree(swap.staged)  # now the previous tree
-        checkpoint(f"removed old {swap.target.name}")
+    """Journal, exchanges, then the old trees removed; a signal waits for the end (a swap cut in
+    two is finished by the next run, but its leftovers would stay until then). A failure before
+    the last exchange leaves every target as it was, and no staged tree or journal behind."""
+    with signals.deferred():
+        try:
+            _write_journal(journal, swaps, checkpoint)
+            _exchange_all(swaps, checkpoint)
+        except _Unfinished:
+            raise  # neither old nor new everywhere: the journal lets the next run finish the swap
+        except BaseException:
+            _forget_journal(journal)
+            for swap in swaps:
+                remove_tree(swap.staged)
+            raise
+        _forget_journal(journal)  # the new trees are in: a journal left would only be finished again
+        checkpoint("journal removed")
+        for swap in swaps:
+            remove_tree(swap.staged)  # now the previous tree
+            checkpoint(f"removed old {swap.target.name}")
+
+
+class _Unfinished(OSError):
+    """An exchange failed and so did putting back those done before it."""
+
+
+def _forget_journal(journal: Path) -> None:
+    for path in (journal, Path(f"{journal}.tmp")):
+        with contextlib.suppress(OSError):
+            path.unlink(missing_ok=True)
 
 
 def _exchange_all(swaps: list[Swap], checkpoint: Checkpoint) -> None:
     """Exchange every staged tree in; on an error, exchange back those done and re-raise
-    (the previous trees are then in place again, the staged ones are removed)."""
+    (the previous trees are then in place again, the caller removes the staged ones)."""
     done: list[Swap] = []
     try:
         for swap in swaps:
             _exchange(swap.staged, swap.target)
             done.append(swap)
             checkpoint(f"exchanged {swap.target.name}")
-    except OSError:
-        for swap in reversed(done):
-            _exchange(swap.staged, swap.target)
-        for swap in swaps:
-            remove_tree(swap.staged)
+    except BaseException as failed:
+        try:
+            for swap in reversed(done):
+                _exchange(swap.staged, swap.target)
+        except OSError as undo:
+            raise _Unfinished(undo.errno, f"{failed}; then, putting back: {undo.strerror}", undo.filename) from failed
         raise
 
 
@@ -402,8 +421,17 @@ def _two_renames(staged: Path, target: Path) -> None:
     aside = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
     os.rmdir(aside)
     os.replace(target, aside)
-    os.replace(staged, target)
-    os.replace(aside, staged)
+    try:
+        os.replace(staged, target)
+    except BaseException:
+        os.replace(aside, target)  # a failed exchange changes nothing
+        raise
+    try:
+        os.replace(aside, staged)
+    except BaseException:
+        os.replace(target, staged)
+        os.replace(aside, target)
+        raise
 
 
 # --- which folders a build may replace --------------------------------------------

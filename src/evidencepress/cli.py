@@ -386,15 +386,21 @@ def _fail(text: str) -> NoReturn:
 
 def _build(options: BuildOptions, progress: Progress) -> list[Problem]:
     """The output of unchanged inputs is already in place (the build record says so), or a full build.
-    The pipeline is imported only for the second."""
+    The pipeline is imported only for the second. One build of a site runs at a time: the second waits."""
     from .cache.buildrecord import replay
+    from .output.buildlock import one_build_at_a_time
 
-    replayed = replay(options)
-    if replayed.problems is not None:
-        return replayed.problems
-    from .build.recipe import build_site
+    def waiting(pid: int | None) -> None:
+        holder = f" (pid {pid})" if pid is not None else ""
+        click.echo(f"waiting for another build of the site at {options.root}{holder} to finish", err=True)
 
-    return build_site(options, progress.update, replayed=replayed)
+    with one_build_at_a_time(options.root, waiting):
+        replayed = replay(options)
+        if replayed.problems is not None:
+            return replayed.problems
+        from .build.recipe import build_site
+
+        return build_site(options, progress.update, replayed=replayed)
 
 
 def _run(action: Callable[[], list[Problem]]) -> list[Problem]:

@@ -1,10 +1,12 @@
-"""Real signals to a real `evidencepress build` while it draws: it stops at once, through its
+"""Real `evidencepress build` processes. A signal while it draws stops it at once, through its
 ``finally`` blocks (no staged folder left, the previous output untouched), and no worker process
 outlives it, not even when it is killed with SIGKILL (issue 25: 2 workers of 85 MB each were left
-blocked forever)."""
+blocked forever). Two builds of one site run one after the other (the second deleted the first's
+staged folder)."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -72,9 +74,12 @@ class Build:
     """`evidencepress build` in a process group of its own, its output in files (a pipe held open by
     an orphaned worker would never end)."""
 
+    started = 0  # builds so far: each has a log of its own
+
     def __init__(self, root: Path, *more: str) -> None:
         self.root = root
-        self.log = root.parent / f"{root.name}.stderr"
+        Build.started += 1
+        self.log = root.parent / f"{root.name}.{Build.started}.stderr"
         with open(self.log, "w") as stderr:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "evidencepress.cli", "build", "--root", str(root), "--jobs", "2", *more],
@@ -115,7 +120,7 @@ def test_a_signal_stops_the_build_while_it_draws(site: tuple[Path, dict[str, byt
     assert build.process.wait(timeout=PATIENCE) == code, build.stderr()
     assert build.stderr().splitlines()[-1] == f"build interrupted by {signal.Signals(signum).name}"
     assert "Traceback" not in build.stderr()
-    assert group_members(build.group) == []  # no worker left
+    assert group_members(build.group) == []  # no worker left: killed before the build exits
     assert _hidden(root) == []  # the staged folders are removed
     assert tree(root / "_site") == before
 
@@ -129,4 +134,37 @@ def test_workers_die_with_a_build_killed_with_sigkill(site: tuple[Path, dict[str
     wait_until(lambda: group_members(build.group) == [], "the workers died with their parent")
     assert tree(root / "_site") == before  # the staged folders stay until the next build removes them
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+    assert _hidden(root) == []
+
+
+def _waits_for(build: Build, pid: int) -> None:
+    line = f"waiting for another build of the site at {build.root} (pid {pid}) to finish"
+    wait_until(lambda: line in build.stderr().splitlines(), f"the line {line!r}")
+
+
+def test_a_build_waits_while_another_holds_the_lock(tmp_path: Path) -> None:
+    root = make_site(tmp_path / "site", {"guides/a.md": article("A")})
+    held = os.open(root, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as a build holds it
+        build = Build(root)
+        _waits_for(build, os.getpid())
+        assert build.process.poll() is None and _hidden(root) == [] and not (root / "_site").exists()
+    finally:
+        os.close(held)
+    assert build.process.wait(timeout=PATIENCE) == 0, build.stderr()
+    assert build.stderr().count("waiting for another build") == 1
+    assert (root / "_site" / "index.html").is_file()
+
+
+def test_two_overlapping_builds_of_one_site_both_succeed(site: tuple[Path, dict[str, bytes]]) -> None:
+    root, _ = site
+    first = Build(root, "--no-cache")
+    first.drawing()
+    second = Build(root)
+    _waits_for(second, first.process.pid)
+    assert first.process.wait(timeout=PATIENCE) == 0, first.stderr()
+    written = tree(root / "_site")
+    assert second.process.wait(timeout=PATIENCE) == 0, second.stderr()
+    assert tree(root / "_site") == written and len(written) > CHARTS
     assert _hidden(root) == []

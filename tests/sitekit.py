@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
@@ -116,3 +117,18 @@ def many_pages(root: Path, count: int) -> Path:
 
 def tree(folder: Path) -> dict[str, bytes]:
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def group_members(group: int) -> list[int]:
+    """The live processes (not zombies) of a process group, from /proc (Linux)."""
+    members = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # ended meanwhile
+        if int(fields[2]) == group and fields[0] != "Z":
+            members.append(int(name))
+    return sorted(members)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sitekit import CHART, article, export, make_site, result, tree
+from sitekit import CHART, article, export, group_members, make_site, result, tree
 
 from evidencepress.build.recipe import build_site
 from evidencepress.core.options import BuildOptions
@@ -29,21 +29,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the processes in /proc"),
     pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="drawing workers are started on 2 cores or more"),
 ]
-
-
-def group_members(group: int) -> list[int]:
-    """The live processes (not zombies) of a process group, from /proc."""
-    members = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # ended meanwhile
-        if int(fields[2]) == group and fields[0] != "Z":
-            members.append(int(name))
-    return sorted(members)
 
 
 def wait_until(condition: Callable[[], bool], what: str) -> None:

@@ -2,22 +2,28 @@
 
 from __future__ import annotations
 
+import http.client
 import json
+import os
 import queue
+import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Self
+from typing import IO, Self
 
 import pytest
-from sitekit import article, make_site, tree
+from sitekit import article, group_members, make_site, tree
 
 from evidencepress.core.diagnostics import Location, error
-from evidencepress.serve.server import LiveSite, inject, resolve
+from evidencepress.serve.server import LiveSite, allowed_hosts, inject, resolve, start_server
 
 PATIENCE = 60.0  # seconds before a wait is a hang: it ends a stuck test, no result depends on it
 
@@ -69,24 +75,61 @@ class Events:
         self.response.close()
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    root = make_site(tmp_path / "site", {"guides/a.md": article("First title"), "guides/b.md": article("Other")})
-    process = subprocess.Popen([sys.executable, "-m", "evidencepress.cli", "serve", "--root", str(root),
-                                "--port", "0", "--jobs", "1"], stderr=subprocess.PIPE, text=True)
-    lines: queue.Queue[str] = queue.Queue()
-    assert process.stderr is not None
-    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr], daemon=True).start()  # type: ignore[union-attr]
-    try:
-        url = ""
-        while not url:
-            line = lines.get(timeout=PATIENCE)
+class Served:
+    """`evidencepress serve` on a free port, in a process group of its own; its stderr lines as they come."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.process = subprocess.Popen([sys.executable, "-m", "evidencepress.cli", "serve", "--root", str(root),
+                                         "--port", "0", "--jobs", "1"], stderr=subprocess.PIPE, text=True,
+                                        start_new_session=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        assert self.process.stderr is not None
+        self._reader = threading.Thread(target=self._read, args=(self.process.stderr,), daemon=True)
+        self._reader.start()
+        self.url = ""
+        while not self.url:
+            line = self.lines.get(timeout=PATIENCE)
             if line.startswith("serving "):
-                url = line.split()[1]
-        yield url, root
+                self.url = line.split()[1]
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.seen.append(line)
+            self.lines.put(line)
+
+    def lines_until(self, prefix: str) -> list[str]:
+        """The lines it prints from now until one that starts with ``prefix`` (that one included)."""
+        lines = [self.lines.get(timeout=PATIENCE)]
+        while not lines[-1].startswith(prefix):
+            lines.append(self.lines.get(timeout=PATIENCE))
+        return lines
+
+    def stderr(self) -> str:
+        """Everything it printed, once it has exited."""
+        self._reader.join(timeout=PATIENCE)
+        return "".join(self.seen)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Served]:
+    root = make_site(tmp_path / "site", {"guides/a.md": article("First title"), "guides/b.md": article("Other")})
+    served = Served(root)
+    try:
+        yield served
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        served.stop()
+
+
+@pytest.fixture
+def served(server: Served) -> tuple[str, Path]:
+    return server.url, server.root
 
 
 def test_an_edit_is_served_and_a_broken_edit_keeps_the_last_good_page(served: tuple[str, Path]) -> None:
@@ -206,3 +249,104 @@ def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.
         assert site.snapshot.generation == generation  # swapped in without a reload
     finally:
         search.close()
+
+
+@pytest.mark.parametrize(("signum", "to_group"), [(signal.SIGINT, True), (signal.SIGTERM, False)])
+def test_the_first_ctrl_c_or_sigterm_stops_serve(server: Served, signum: int, to_group: bool) -> None:
+    """Ctrl-C printed "KeyboardInterrupt caught, stopping watch" and a new watch began (issue 25)."""
+    (os.killpg if to_group else os.kill)(server.process.pid, signum)
+    assert server.process.wait(timeout=PATIENCE) == 0
+    assert group_members(server.process.pid) == []
+    assert "KeyboardInterrupt" not in server.stderr() and "Traceback" not in server.stderr()
+
+
+def _request(url: str, method: str, path: str, host: str | None = None) -> tuple[http.client.HTTPResponse, bytes]:
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=PATIENCE)
+    headers = {} if host is None else {"Host": host}
+    connection.request(method, path, headers=headers)
+    response = connection.getresponse()
+    return response, response.read()
+
+
+def test_head_answers_the_headers_of_get_without_the_body(served: tuple[str, Path]) -> None:
+    url, _ = served
+    got, page = _request(url, "GET", "/guides/a/")
+    head, nothing = _request(url, "HEAD", "/guides/a/")
+    assert head.status == 200 and nothing == b""  # it answered 501
+    assert head.getheader("Content-Length") == str(len(page)) == got.getheader("Content-Length")
+    assert head.getheader("Content-Type") == got.getheader("Content-Type") == "text/html; charset=utf-8"
+    assert _request(url, "HEAD", "/nowhere/")[0].status == 404
+
+
+def test_a_request_for_another_host_name_is_refused(served: tuple[str, Path]) -> None:
+    """DNS rebinding: a page of evil.example whose name now points at 127.0.0.1 must not read the site."""
+    url, _ = served
+    port = urllib.parse.urlsplit(url).port
+    refused, text = _request(url, "GET", "/guides/a/", host=f"evil.example:{port}")
+    assert refused.status == 421
+    assert text.decode() == f"evil.example:{port} is not this server: open {url} (evidencepress serve)\n"
+    assert _request(url, "GET", "/", host="evil.example")[0].status == 421
+    for name in ("localhost", "127.0.0.1", "LOCALHOST", "[::1]"):
+        assert _request(url, "GET", "/guides/a/", host=f"{name}:{port}")[0].status == 200, name
+    assert allowed_hosts("127.0.0.1", 80) >= {"localhost", "127.0.0.1:80"}
+
+
+def test_serve_keeps_serving_while_site_toml_is_gone_for_a_moment(server: Served) -> None:
+    """An editor's save or a branch switch removes site.toml for a moment: serve exited 2 (issue 25)."""
+    config = server.root / "site.toml"
+    text = config.read_text()
+    with Events(server.url) as events:
+        config.unlink()
+        events.until(lambda: events.current["failed"] is True, "the missing site.toml to be reported")
+        assert "site.toml: error: site.toml not found [config]" in str(events.current["report"])
+    assert server.process.poll() is None
+    assert "First title" in _get(server.url + "guides/a/")[1]  # the last good site
+    with Events(server.url) as events:
+        config.write_text(text.replace("Test Evidence", "Back Again"))
+        events.until(lambda: events.current["failed"] is False, "the rebuild once site.toml is back")
+    assert "Back Again" in _get(server.url)[1]
+    printed = server.lines_until("rebuilt in")  # the good rebuild is reported after the failed one
+    assert [line for line in printed if "site.toml" in line] == ["site.toml: error: site.toml not found [config]\n"]
+
+
+def _reset(connection: socket.socket) -> None:
+    """Close with a reset (RST), as a browser that drops a transfer may."""
+    connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    connection.close()
+
+
+def test_a_dropped_connection_prints_no_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    """BrokenPipe and ConnectionReset printed a traceback in serve's terminal (issue 25): a client that
+    leaves in the middle of a large file, and one that leaves the event stream."""
+    site, stop = LiveSite(), threading.Event()
+    site.publish({"big.bin": b"x" * (64 * 2**20), "index.html": b"<p>home</p>"}, [])
+    server = start_server(site, 0, b"", stop)
+    ended: queue.Queue[object] = queue.Queue()
+    shutdown_request = server.shutdown_request
+
+    def tell_when_done(request: object) -> None:
+        shutdown_request(request)  # type: ignore[arg-type]
+        ended.put(request)
+
+    server.shutdown_request = tell_when_done  # type: ignore[method-assign]
+    port = server.server_address[1]
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE) as transfer:
+            transfer.sendall(f"GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            assert transfer.recv(1024).startswith(b"HTTP/1.1 200")
+            _reset(transfer)
+        ended.get(timeout=PATIENCE)
+        with socket.create_connection(("127.0.0.1", port), timeout=PATIENCE) as stream:
+            stream.sendall(f"GET /__evidencepress/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            received = b""
+            while b"data: " not in received:
+                received += stream.recv(1024)
+            _reset(stream)
+        site.publish({"index.html": b"<p>again</p>"}, [])  # the stream writes the event to a closed connection
+        ended.get(timeout=PATIENCE)
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()
+    assert capsys.readouterr().err == ""

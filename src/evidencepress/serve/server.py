@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import mimetypes
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -94,26 +95,39 @@ class LiveSite:
             return self._snapshot
 
 
-def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event) -> type[BaseHTTPRequestHandler]:
-    """Request handlers over ``site``; event streams end once ``stop`` is set."""
+def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event,
+                hosts: frozenset[str] = frozenset(), home: str = "") -> type[BaseHTTPRequestHandler]:
+    """Request handlers over ``site``; event streams end once ``stop`` is set. ``hosts``: the
+    ``Host`` headers answered (``allowed_hosts``; empty: any), others are sent to ``home``."""
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_GET(self) -> None:
+            self._answer(with_body=True)
+
+        def do_HEAD(self) -> None:
+            self._answer(with_body=False)
+
+        def _answer(self, with_body: bool) -> None:
+            host = self.headers.get("Host")
+            if hosts and host is not None and host.lower() not in hosts:
+                text = f"{host} is not this server: open {home} (evidencepress serve)\n"
+                self._send(421, "text/plain; charset=utf-8", text.encode(), with_body)
+                return
             path = unquote(urlsplit(self.path).path)
             if path == EVENTS:
-                self._events()
+                self._events(with_body)
             elif path == CLIENT:
-                self._send(200, "text/javascript; charset=utf-8", client_script)
+                self._send(200, "text/javascript; charset=utf-8", client_script, with_body)
             else:
-                self._file(path)
+                self._file(path, with_body)
 
-        def _file(self, path: str) -> None:
+        def _file(self, path: str, with_body: bool) -> None:
             snapshot = site.snapshot
             found = resolve(snapshot.files, path)
             if found is None:
                 body = snapshot.files.get("404.html", b"<!doctype html><title>Not found</title><p>Not found</p>")
-                self._send(404, "text/html; charset=utf-8", inject(body))
+                self._send(404, "text/html; charset=utf-8", inject(body), with_body)
                 return
             name, body = found
             kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
@@ -121,14 +135,17 @@ def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event) -> 
                 body = inject(body)
             if kind.startswith("text/") or kind in ("application/json", "application/xml", "image/svg+xml"):
                 kind += "; charset=utf-8"
-            self._send(200, kind, body)
+            self._send(200, kind, body, with_body)
 
-        def _events(self) -> None:
+        def _events(self, with_body: bool) -> None:
             """Server-sent events: one at once, then one per rebuild; a comment keeps the line open."""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
+            if not with_body:
+                self.close_connection = True  # a stream has no length: nothing more can follow it
+                return
             snapshot = site.snapshot
             try:
                 self.wfile.write(snapshot.event())
@@ -138,21 +155,43 @@ def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event) -> 
                     self.wfile.write(newer.event() if newer.generation != snapshot.generation else b": ping\n\n")
                     self.wfile.flush()
                     snapshot = newer
-            except (BrokenPipeError, ConnectionResetError):
-                return
+            except ConnectionError:
+                self.close_connection = True
 
-        def _send(self, status: int, kind: str, body: bytes) -> None:
+        def _send(self, status: int, kind: str, body: bytes, with_body: bool = True) -> None:
             self.send_response(status)
             self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            self.wfile.write(body)
+            if with_body:
+                self.wfile.write(body)
 
         def log_message(self, format: str, *args: Any) -> None:
             return  # the terminal shows builds, not requests
 
     return Handler
+
+
+def allowed_hosts(address: str, port: int) -> frozenset[str]:
+    """The ``Host`` headers of requests to this server: its own names, with the port (and without
+    it on port 80). Any other (a name of the attacker's pointed at 127.0.0.1: DNS rebinding) would
+    let a page of another site read this one's answers."""
+    names = {"localhost", "127.0.0.1", "[::1]", f"[{address}]" if ":" in address else address}
+    with_port = {f"{name}:{port}" for name in names}
+    return frozenset(with_port | names if port == 80 else with_port)
+
+
+class QuietServer(ThreadingHTTPServer):
+    """A client that leaves mid-answer (a closed tab, a cancelled download, a reload while the
+    event stream is open) is no error: the traceback socketserver prints for it is not shown."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 def resolve(files: Files, path: str) -> tuple[str, bytes] | None:
@@ -172,9 +211,12 @@ def inject(html: bytes) -> bytes:
     return html + _CLIENT_TAG if at < 0 else html[:at] + _CLIENT_TAG + html[at:]
 
 
-def start_server(site: LiveSite, port: int, client_script: bytes, stop: threading.Event) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer(("127.0.0.1", port), handler_for(site, client_script, stop))
-    server.daemon_threads = True
+def start_server(site: LiveSite, port: int, client_script: bytes, stop: threading.Event,
+                 address: str = "127.0.0.1") -> ThreadingHTTPServer:
+    server = QuietServer((address, port), BaseHTTPRequestHandler)  # no request is read before the thread starts
+    bound = server.server_address[1]  # the port chosen, for port 0
+    server.RequestHandlerClass = handler_for(site, client_script, stop, allowed_hosts(address, bound),
+                                             f"http://{address}:{bound}/")
     threading.Thread(target=server.serve_forever, name="evidencepress-serve", daemon=True).start()
     return server
 
@@ -194,7 +236,7 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Call
     while not stop.is_set():
         folders = [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=100, step=20, rust_timeout=500,
-                                        yield_on_timeout=True, raise_interrupt=False):
+                                        yield_on_timeout=True, raise_interrupt=True):
             if ready is not None:
                 ready()
                 ready = None
@@ -270,7 +312,7 @@ class PortUnavailable(Exception):
 def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
     """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
     from ..build.recipe import site_caches, site_files
-    from ..core.options import BuildOptions
+    from ..core.options import BuildOptions, ConfigError
 
     site, stop = LiveSite(), threading.Event()
     try:
@@ -288,14 +330,22 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
         verdict = "build failed: still serving the last good build" if snapshot.failed else "rebuilt"
         echo(f"{verdict} in {seconds:.2f} s", err=True)
 
+    def rebuild() -> tuple[Files | None, list[Problem]]:
+        """A site.toml that is gone for a moment (an editor's save, a branch switch) fails this
+        rebuild like any error: the last good site stays served, and the next change rebuilds."""
+        try:
+            return site_files(options, caches, indexer=search)
+        except ConfigError as exc:
+            return None, exc.problems
+
     started = time.perf_counter()
-    files, problems = site_files(options, caches, indexer=search)
+    files, problems = site_files(options, caches, indexer=search)  # no site at all: a usage error
     report(site.publish(files, problems), time.perf_counter() - started)
     # "serving" is said once the watcher runs: a save made right after it is never missed.
     ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)
     try:
-        watch_and_rebuild(root, site, lambda: site_files(options, caches, indexer=search), report, stop, ready)
-    except KeyboardInterrupt:
+        watch_and_rebuild(root, site, rebuild, report, stop, ready)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (core.signals), in the watch or in a rebuild
         pass
     finally:
         stop.set()

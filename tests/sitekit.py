@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 import textwrap
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,12 @@ def group_members(group: int) -> list[int]:
         if int(fields[2]) == group and fields[0] != "Z":
             members.append(int(name))
     return sorted(members)
+
+
+def wait_until(condition: Callable[[], bool], what: str, patience: float = 60.0) -> None:
+    """Poll ``condition`` until it holds (a process's state, read from outside it); ``patience``
+    seconds without it is a failure, never a result."""
+    deadline = time.monotonic() + patience
+    while not condition():
+        assert time.monotonic() < deadline, f"never: {what}"
+        time.sleep(0.01)

@@ -12,12 +12,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sitekit import CHART, article, export, group_members, make_site, result, tree
+from sitekit import CHART, article, export, group_members, make_site, result, tree, wait_until
 
 from evidencepress.build.recipe import build_site
 from evidencepress.core.options import BuildOptions
@@ -29,14 +27,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the processes in /proc"),
     pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="drawing workers are started on 2 cores or more"),
 ]
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    """Poll ``condition`` until it holds; PATIENCE seconds without it is a failure."""
-    deadline = time.monotonic() + PATIENCE
-    while not condition():
-        assert time.monotonic() < deadline, f"never: {what}"
-        time.sleep(0.01)
 
 
 def _hidden(root: Path) -> list[str]:

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from sitekit import CHART, REV, SHA, SOURCE_URL, article, export, make_site, result, tree
+from sitekit import CHART, REV, SHA, SOURCE_URL, article, export, group_members, make_site, result, tree, wait_until
 
 from evidencepress.cli import main
 
 REV2 = "89abcdef0123456789abcdef0123456789abcdef"
 SHA2 = "b" * 64
+PATIENCE = 60.0  # seconds before a wait is a hang
 SOURCE_URL2 = SOURCE_URL.replace(REV, REV2)
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.org",
@@ -473,3 +475,56 @@ def test_a_re_pinned_source_is_reported_once_under_sources(repo: Path) -> None:
     assert page["results"] == []
     assert [(change["status"], [field["field"] for field in change["changes"]]) for change in page["sources"]] == [
         ("changed", ["revision", "sha256", "url"])]
+
+
+NEEDS_WORKERS = pytest.mark.skipif(not os.path.isdir("/proc/self/task") or (os.cpu_count() or 1) < 2,
+                                   reason="reads /proc; drawing workers are started on 2 cores or more")
+
+
+def drawing_diff(repo: Path, temp: Path) -> subprocess.Popen[str]:
+    """A diff of a revision with 30 charts, in a process group of its own, once it draws the BASE
+    side's charts in its worktree (temporary files under ``temp``)."""
+    for number in range(30):
+        text = article(f"Charted {number}", "Text.\n" + CHART, export(result("Run A", 40 + number + 0.5)))
+        (repo / "content" / "guides" / f"c{number}.md").write_text(text)
+    commit(repo, "charts")
+    temp.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "evidencepress.cli", "diff", "--root", str(repo), "--jobs", "2",
+                                "HEAD", "HEAD"], env={**os.environ, "TMPDIR": str(temp)}, text=True,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    wait_until(lambda: len(worktrees(repo)) == 2 and len(group_members(process.pid)) >= 3,
+               "the diff draws the BASE side's charts in its worktree")
+    return process
+
+
+@NEEDS_WORKERS
+@pytest.mark.parametrize(("signum", "to_group", "code"), [(signal.SIGINT, True, 130), (signal.SIGTERM, False, 143)])
+def test_a_signal_stops_a_diff_and_removes_its_worktree(repo: Path, tmp_path: Path, signum: int, to_group: bool,
+                                                        code: int) -> None:
+    process = drawing_diff(repo, tmp_path / "temp")
+    try:
+        (os.killpg if to_group else os.kill)(process.pid, signum)
+        assert process.wait(timeout=PATIENCE) == code
+        assert process.stderr is not None and process.stderr.read() == f"diff interrupted by {signal.Signals(signum).name}\n"
+        assert worktrees(repo) == [str(repo)]
+        assert not list((tmp_path / "temp").glob("evidencepress-diff-*"))
+        assert group_members(process.pid) == []
+    finally:
+        for pid in group_members(process.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+@NEEDS_WORKERS
+def test_a_diff_killed_with_sigkill_leaves_no_worktree_checkout_or_worker(repo: Path, tmp_path: Path) -> None:
+    """A killed diff left its workers, a registered worktree and its checkout in the temporary folder
+    (issue 25): its guard removes the folder and forgets the worktree; the workers die with it."""
+    process = drawing_diff(repo, tmp_path / "temp")
+    try:
+        os.kill(process.pid, signal.SIGKILL)
+        assert process.wait(timeout=PATIENCE) == -signal.SIGKILL
+        wait_until(lambda: worktrees(repo) == [str(repo)], "the worktree is forgotten")
+        wait_until(lambda: not list((tmp_path / "temp").glob("evidencepress-diff-*")), "the checkout is removed")
+        wait_until(lambda: group_members(process.pid) == [], "the workers died with the diff")
+    finally:
+        for pid in group_members(process.pid):
+            os.kill(pid, signal.SIGKILL)

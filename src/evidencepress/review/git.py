@@ -3,13 +3,17 @@
 Every worktree made here is removed again, whatever happens while it is in
 use (an error, Ctrl-C, SIGTERM): ``checkout`` is a context manager, and the
 command turns the signals into an exception (``core.signals.interrupts``) so
-that its ``finally`` runs. Repository hooks are switched off for the checkout.
+that its ``finally`` runs. A diff killed outright (SIGKILL, the OOM killer)
+runs no ``finally``: ``removed_even_if_killed`` leaves a small guard process
+that removes the diff's temporary folder, and forgets its worktrees, once the
+diff is gone. Repository hooks are switched off for the checkout.
 """
 
 from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -90,3 +94,33 @@ def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
         message = done.stderr.strip().splitlines()
         raise GitError(message[-1] if message else f"git {' '.join(args)} failed")
     return done.stdout.strip()
+
+
+# Waits for its standard input to end (the diff closed it, or died), then removes the folder and
+# forgets the worktrees git no longer finds. Its own session: Ctrl-C or a kill of the diff's group
+# does not reach it.
+_GUARD = """
+import os, shutil, signal, subprocess, sys
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+root, folder = sys.argv[1], sys.argv[2]
+sys.stdin.buffer.read()
+if os.path.isdir(folder):
+    shutil.rmtree(folder, ignore_errors=True)
+    subprocess.run(["git", "-C", root, "worktree", "prune"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+"""
+
+
+@contextmanager
+def removed_even_if_killed(root: Path, folder: Path) -> Iterator[Path]:
+    """``folder`` (a temporary folder that holds worktrees of ``root``'s repository) is removed
+    when the block ends, and also when this process is killed inside it."""
+    guard = subprocess.Popen([sys.executable, "-c", _GUARD, str(root), str(folder)], stdin=subprocess.PIPE,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        assert guard.stdin is not None
+        guard.stdin.close()  # the guard finds nothing to do, and ends
+        guard.wait()

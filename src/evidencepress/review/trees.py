@@ -40,7 +40,7 @@ from ..cache.caches import CHARTS
 from ..core.diagnostics import Problem
 from ..core.options import BuildOptions, ConfigError
 from ..output.article import template_problem
-from .git import GitError, Revision, checkout, resolve, site_prefix
+from .git import GitError, Revision, checkout, removed_even_if_killed, resolve, site_prefix
 from .snapshot import SiteSnapshot, SnapshotError, site_snapshot
 
 WORKING_TREE = "working tree"
@@ -68,8 +68,7 @@ class DiffOptions:
 
 def load_sides(base: str, head: str | None, options: DiffOptions) -> tuple[SiteSnapshot, SiteSnapshot]:
     """(BASE, HEAD) snapshots; HEAD None is the working tree."""
-    with tempfile.TemporaryDirectory(prefix="evidencepress-diff-") as temp:
-        work = Path(temp)
+    with removed_even_if_killed(options.root, Path(tempfile.mkdtemp(prefix="evidencepress-diff-"))) as work:
         caches = work / "cache"
         _seed(options.root / CACHE_ROOT / CHARTS, caches / CHARTS)
         loader = _Loader(options, work, caches)

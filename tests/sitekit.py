@@ -142,3 +142,4 @@ def wait_until(condition: Callable[[], bool], what: str, patience: float = 60.0)
     while not condition():
         assert time.monotonic() < deadline, f"never: {what}"
         time.sleep(0.01)
+

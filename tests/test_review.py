@@ -508,7 +508,7 @@ def test_a_signal_stops_a_diff_and_removes_its_worktree(repo: Path, tmp_path: Pa
         assert process.stderr is not None and process.stderr.read() == f"diff interrupted by {signal.Signals(signum).name}\n"
         assert worktrees(repo) == [str(repo)]
         assert not list((tmp_path / "temp").glob("evidencepress-diff-*"))
-        assert group_members(process.pid) == []
+        wait_until(lambda: group_members(process.pid) == [], "no process of the diff left")
     finally:
         for pid in group_members(process.pid):
             os.kill(pid, signal.SIGKILL)

@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing.context import BaseContext
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from . import signals
@@ -141,6 +142,12 @@ def _become_worker(parent: int | None) -> None:
     default (not the parent's handler, inherited). ``parent`` None: whoever the parent is now."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    die_with_parent(parent)
+
+
+def die_with_parent(parent: int | None) -> None:
+    """This process gets SIGKILL when its parent dies (Linux; elsewhere, nothing happens).
+    ``parent``: the pid it must still have (None: any)."""
     if _LIBC is None or _LIBC.prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
         return  # not Linux: the parent kills its workers when it stops, but not when it is killed
     if parent is not None and os.getppid() != parent:
@@ -229,6 +236,15 @@ def drawing_context(preload: Sequence[str] = ()) -> BaseContext:
 
 
 def _peak_resident_bytes() -> int:
+    """This process's peak memory: Linux's VmHWM (its own), else ru_maxrss, which Linux carries over
+    from the parent across fork and exec (a build started by a large process, a test runner, took
+    the fork server's path however small it was)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii", errors="replace").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024  # kB
+    except (OSError, ValueError, IndexError):
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux (bytes on macOS: larger)
@@ -242,7 +258,8 @@ def lean_context(preload: Sequence[str] = ()) -> BaseContext:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__, *preload])  # this module's fork hook makes them workers  # read when the server starts: once per process
+    # the guard makes the server die with this process; this module's fork hook makes its children workers
+    context.set_forkserver_preload([f"{__package__}.forkserver_guard", __name__, *preload])  # read when the server starts: once per process
     return context
 
 

@@ -207,7 +207,7 @@ def test_a_save_during_a_rebuild_is_not_lost(tmp_path: Path) -> None:
             assert counted.wait_for(lambda: len(calls) >= times, timeout=PATIENCE), f"no rebuild for {what}"
 
     site, stop, watching = LiveSite(), threading.Event(), threading.Event()
-    watcher = threading.Thread(target=watch_and_rebuild, args=(tmp_path, site, rebuild, lambda snapshot, seconds: None,
+    watcher = threading.Thread(target=watch_and_rebuild, args=(tmp_path, site, rebuild, lambda snapshot, seconds, changed: None,
                                                                stop, watching.set), daemon=True)
     watcher.start()
     assert watching.wait(timeout=PATIENCE)  # the watcher runs: every later save is seen
@@ -307,7 +307,8 @@ def test_serve_keeps_serving_while_site_toml_is_gone_for_a_moment(server: Served
         events.until(lambda: events.current["failed"] is False, "the rebuild once site.toml is back")
     assert "Back Again" in _get(server.url)[1]
     printed = server.lines_until("rebuilt in")  # the good rebuild is reported after the failed one
-    assert [line for line in printed if "site.toml" in line] == ["site.toml: error: site.toml not found [config]\n"]
+    assert [line for line in printed if "[config]" in line] == ["site.toml: error: site.toml not found [config]\n"]
+    assert printed[-1].startswith("rebuilt in ") and printed[-1].endswith(" after site.toml: 0 errors, 0 warnings\n")
 
 
 def _reset(connection: socket.socket) -> None:
@@ -350,3 +351,72 @@ def test_a_dropped_connection_prints_no_traceback(capsys: pytest.CaptureFixture[
         server.shutdown()
         server.server_close()
     assert capsys.readouterr().err == ""
+
+
+# --- what serve prints, a busy port, the first build (issue 29) ----------------------------------------
+
+def test_each_build_is_one_line_and_only_new_warnings_are_listed() -> None:
+    """serve reprinted the whole report on every save, burying 'rebuilt in'; the first build said 'rebuilt'."""
+    from evidencepress.core.diagnostics import warning
+    from evidencepress.serve.report import RebuildReport
+    from evidencepress.serve.server import Snapshot
+
+    printed: list[str] = []
+    report = RebuildReport(lambda text, nl=True, err=False: printed.append(text + ("\n" if nl else "")))
+    old = [warning(Location("content/guides/a.md", 3, 1), "an old warning", "unit"),
+           warning(Location("content/guides/b.md", 3, 1), "another", "unit")]
+    report(Snapshot(1, {}, tuple(old)), 1.234)
+    assert printed == ["built in 1.23 s: 0 errors, 2 warnings (evidencepress check lists them)\n"]
+    printed.clear()
+    new = warning(Location("content/guides/a.md", 9, 1), "a new warning", "unit")
+    report(Snapshot(2, {}, (*old, new)), 0.391, ["content/guides/a.md"])
+    assert printed == ["content/guides/a.md:9:1: warning: a new warning [unit]\n",
+                       "rebuilt in 0.39 s after content/guides/a.md: 0 errors, 3 warnings, 1 listed above\n"]
+    printed.clear()
+    broken = error(Location("content/guides/a.md", 2, 1), "a broken thing", "schema")
+    report(Snapshot(3, {}, (broken, *old, new)), 0.2, ["content/guides/a.md", "content/guides/b.md", "site.toml",
+                                                        "static/x.css"])
+    assert printed == ["content/guides/a.md:2:1: error: a broken thing [schema]\n",
+                       ("build failed in 0.20 s after content/guides/a.md, content/guides/b.md, site.toml and 1 more: "
+                       "1 error, 3 warnings, 1 listed above; still serving the last good build\n")]
+
+
+def test_a_busy_port_serves_on_the_next_free_one_and_says_so() -> None:
+    from evidencepress.serve.server import _free_server
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    said: list[str] = []
+    site, stop = LiveSite(), threading.Event()
+    try:
+        server = _free_server(site, port, stop, lambda text, err=False: said.append(text))
+        try:
+            assert server.server_address[1] != port
+            assert said == [f"port {port} is busy: serving on {server.server_address[1]} instead"]
+        finally:
+            stop.set()
+            server.shutdown()
+            server.server_close()
+    finally:
+        taken.close()
+
+
+def test_a_page_asked_for_during_the_first_build_is_a_building_page() -> None:
+    """The server answered 404 until the first build ended."""
+    site, stop = LiveSite(), threading.Event()
+    server = start_server(site, 0, b"", stop)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    try:
+        with pytest.raises(urllib.error.HTTPError) as building:
+            urllib.request.urlopen(url + "guides/a/", timeout=PATIENCE)
+        assert building.value.code == 503
+        page = building.value.read().decode()
+        assert "Building the site" in page and "/__evidencepress/live.js" in page, "it reloads when the site is there"
+        site.publish({"guides/a/index.html": b"<p>A</p>"}, [])
+        assert "<p>A</p>" in _get(url + "guides/a/")[1]
+    finally:
+        stop.set()
+        server.shutdown()
+        server.server_close()

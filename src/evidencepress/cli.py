@@ -280,17 +280,19 @@ def diff(base: str, head: str | None, root: Path, output_format: str, exit_code:
 @main.command()
 @ROOT
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
-              help="Port on 127.0.0.1 (0: any free port).")
+              help="Port on 127.0.0.1 (0: any free port); when it is busy, the next free one.")
 @click.option("--drafts", is_flag=True, help="Include pages with draft: true.")
 @click.option("--jobs", type=click.IntRange(min=1), default=os.cpu_count() or 1, show_default=True,
               help="Worker processes for validating, drawing and rendering.")
+@click.option("--all-problems", is_flag=True,
+              help="Print every warning after each build, not only the new ones.")
 @_stops_on_signals
-def serve(root: Path, port: int, drafts: bool, jobs: int) -> None:
+def serve(root: Path, port: int, drafts: bool, jobs: int, all_problems: bool) -> None:
     """Build in memory, serve on 127.0.0.1, rebuild on save and reload the browser."""
     from .serve.server import PortUnavailable, run_server
 
     try:
-        _run(lambda: run_server(root, port, drafts, jobs, click.echo))
+        _run(lambda: run_server(root, port, drafts, jobs, click.echo, all_problems))
     except PortUnavailable as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)

@@ -12,6 +12,7 @@ keeps being served.
 
 from __future__ import annotations
 
+import errno
 import functools
 import hashlib
 import json
@@ -29,6 +30,7 @@ from urllib.parse import unquote, urlsplit
 from ..core.diagnostics import Problem, format_text, has_errors, sort_problems
 from ..output.generated import PAGEFIND_FOLDER
 from ..output.search import SearchIndex, build_search_index
+from .report import RebuildReport
 
 Files = Mapping[str, bytes]
 Rebuild = Callable[[], tuple[Files | None, list[Problem]]]
@@ -37,6 +39,10 @@ EVENTS = "/__evidencepress/events"
 CLIENT = "/__evidencepress/live.js"
 WATCHED_FOLDERS = ("content", "templates", "schema", "static")  # and site.toml
 _CLIENT_TAG = b'<script src="/__evidencepress/live.js"></script>'
+BUILDING = (b'<!doctype html><html lang="en"><meta charset="utf-8"><title>Building\xe2\x80\xa6</title>'
+            b'<body style="font:1.1rem system-ui,sans-serif;margin:3rem"><p>Building the site\xe2\x80\xa6 '
+            b"this page reloads when it is ready.</p></body></html>")
+PORTS_TRIED = 20  # a busy --port: the next free one of this many is taken
 
 
 @dataclass(frozen=True)
@@ -124,6 +130,9 @@ def handler_for(site: LiveSite, client_script: bytes, stop: threading.Event,
 
         def _file(self, path: str, with_body: bool) -> None:
             snapshot = site.snapshot
+            if snapshot.generation == 0:  # the first build runs: a page that reloads once it is done
+                self._send(503, "text/html; charset=utf-8", inject(BUILDING), with_body)
+                return
             found = resolve(snapshot.files, path)
             if found is None:
                 body = snapshot.files.get("404.html", b"<!doctype html><title>Not found</title><p>Not found</p>")
@@ -221,7 +230,8 @@ def start_server(site: LiveSite, port: int, client_script: bytes, stop: threadin
     return server
 
 
-def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Callable[[Snapshot, float], None],
+def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild,
+                      report: Callable[[Snapshot, float, list[str]], None],
                       stop: threading.Event, ready: Callable[[], None] | None = None) -> None:
     """Rebuild after every batch of changes until ``stop`` is set.
 
@@ -242,12 +252,24 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild, report: Call
                 ready = None
             now = _fingerprint(root / "site.toml")
             if changes or now != config:
+                changed = changed_names(root, [path for _, path in changes]) + (["site.toml"] if now != config else [])
                 config = now
                 started = time.perf_counter()
                 files, problems = rebuild()
-                report(site.publish(files, problems), time.perf_counter() - started)
+                report(site.publish(files, problems), time.perf_counter() - started, changed)
             if [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()] != folders:
                 break
+
+
+def changed_names(root: Path, paths: Iterable[str]) -> list[str]:
+    """The changed files as the site names them (``content/guides/a.md``), sorted."""
+    names = set()
+    for path in paths:
+        try:
+            names.add(Path(path).relative_to(root).as_posix())
+        except ValueError:
+            names.add(path)
+    return sorted(names)
 
 
 def _fingerprint(path: Path) -> bytes | None:
@@ -255,6 +277,22 @@ def _fingerprint(path: Path) -> bytes | None:
         return hashlib.sha256(path.read_bytes()).digest()
     except OSError:
         return None
+
+
+def _free_server(site: LiveSite, port: int, stop: threading.Event, echo: Callable[..., None]) -> ThreadingHTTPServer:
+    """The server on ``port``, or on the next free one when it is busy (saying so), as Hugo and Astro do."""
+    tried = [port] if port == 0 else list(range(port, min(port + PORTS_TRIED, 65536)))
+    for number in tried:
+        try:
+            server = start_server(site, number, client_script(), stop)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE or number == tried[-1]:
+                raise PortUnavailable(f"cannot serve on 127.0.0.1:{number}: {exc.strerror or exc}") from exc
+            continue
+        if number != port:
+            echo(f"port {port} is busy: serving on {number} instead", err=True)
+        return server
+    raise AssertionError("unreachable")  # the last port either serves or raises
 
 
 def client_script() -> bytes:
@@ -309,26 +347,20 @@ class PortUnavailable(Exception):
     """The port cannot be bound (in use, or not allowed)."""
 
 
-def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None]) -> list[Problem]:
-    """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live."""
+def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None],
+               all_problems: bool = False) -> list[Problem]:
+    """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live.
+    A page asked for during the first build is a "building…" page that reloads when it is done."""
     from ..build.recipe import site_caches, site_files
     from ..core.options import BuildOptions, ConfigError
 
     site, stop = LiveSite(), threading.Event()
-    try:
-        server = start_server(site, port, client_script(), stop)
-    except OSError as exc:
-        raise PortUnavailable(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
+    server = _free_server(site, port, stop, echo)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     options = BuildOptions(root=root, drafts=drafts, jobs=jobs, base_url=url)
     caches = site_caches(options)  # kept across rebuilds: an edit re-validates and re-renders only its page
     search = BackgroundSearch(site)
-
-    def report(snapshot: Snapshot, seconds: float) -> None:
-        if snapshot.problems:
-            echo(format_text(sort_problems(snapshot.problems)), nl=False, err=True)
-        verdict = "build failed: still serving the last good build" if snapshot.failed else "rebuilt"
-        echo(f"{verdict} in {seconds:.2f} s", err=True)
+    report = RebuildReport(echo, all_problems)
 
     def rebuild() -> tuple[Files | None, list[Problem]]:
         """A site.toml that is gone for a moment (an editor's save, a branch switch) fails this

@@ -61,7 +61,7 @@ def test_imported_article_restores_front_matter_and_fences(tmp_path: Path) -> No
     root = make_site(tmp_path, {"guides/a.md": article("Article A", "Intro.\n" + CHART, export(result()))})
     _build(root)
     text = import_markdown((root / "_site/guides/a/index.md").read_text())
-    assert text.startswith('---\ntitle: Article A\nsummary: What the test article shows.\nchecked: 2026-10-18\n')
+    assert text.startswith('---\ntitle: "Article A"\nsummary: "What the test article shows."\nchecked: 2026-10-18\n')
     assert "```chart\nid: decode\n" in text
     assert "```json export\n{\n" in text
     assert "Original sources and conditions" not in text
@@ -78,6 +78,20 @@ def test_project_round_trip(tmp_path: Path) -> None:
     one, two = tree(first / "_site"), tree(second / "_site")
     differing = [n for n in one if n.endswith("index.json") and one[n] != two.get(n)]
     assert differing == []
+    # The sources themselves, byte for byte: front matter as written, inline values as references (issue 29)
+    sources = [page for page in sorted((first / "content").rglob("*.md")) if "community" not in page.parts]
+    assert [page.name for page in sources if page.read_bytes() != (second / page.relative_to(first)).read_bytes()] == []
+
+
+def test_a_front_matter_edited_in_index_md_is_written_from_what_it_shows(tmp_path: Path) -> None:
+    """The front matter kept in the comment is used only while the page agrees with it."""
+    text = article("Article A", "Intro.", export(result())).replace('title: "Article A"', "title: Article A  # kept")
+    root = make_site(tmp_path, {"guides/a.md": text})
+    _build(root)
+    published = (root / "_site/guides/a/index.md").read_text()
+    assert import_markdown(published) == text
+    edited = import_markdown(published.replace("# Article A\n", "# Article B\n", 1))
+    assert edited.startswith("---\ntitle: Article B\nsummary: What the test article shows.\n")
 
 
 def test_import_refuses_a_file_that_is_not_a_published_page() -> None:
@@ -107,8 +121,9 @@ def test_a_summary_holding_the_end_of_a_comment_round_trips(tmp_path: Path) -> N
     """`-->` in the summary closed the metadata comment: import said it was not valid JSON."""
     text = article("T", "Body.", export(result())).replace("What the test article shows.", "Shows --> and --!> too")
     imported, published = _round_trip(tmp_path, text)
-    assert '<!-- evidencepress: {"summary": "Shows --\\u003e and --!\\u003e too"} -->' in published
-    assert "summary: Shows --> and --!> too\n" in imported
+    assert '<!-- evidencepress: {"summary": "Shows --\\u003e and --!\\u003e too", "front_matter": ' in published
+    assert "-->" not in published.split("<!-- evidencepress: ", 1)[1].split(" -->", 1)[0]
+    assert imported == text
 
 
 def test_a_json_block_in_the_body_stays_in_the_body(tmp_path: Path) -> None:
@@ -126,8 +141,9 @@ def test_a_body_heading_named_like_the_sources_list_stays_in_the_body(tmp_path: 
 
 def test_a_title_with_outer_spaces_keeps_them(tmp_path: Path) -> None:
     """import stripped the title, and the rebuilt page had another title."""
-    imported, _ = _round_trip(tmp_path, article(" Spaced title  ", "Body.", export(result())))
-    assert imported.startswith("---\ntitle: ' Spaced title  '\n")
+    text = article(" Spaced title  ", "Body.", export(result()))
+    imported, _ = _round_trip(tmp_path, text)
+    assert imported == text
 
 
 def test_a_chart_spec_holding_dashes_and_backslashes_round_trips(tmp_path: Path) -> None:

@@ -80,11 +80,34 @@ def _import(text: str) -> str:
             front[key] = meta[key]
     if sources:
         front["sources"] = sources
-    parts = ["---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---",
-             _charts(_values(body))]
+    written = meta.get("front_matter")
+    parts = [_front_matter(front, written if isinstance(written, str) else None), _charts(_values(body))]
     if export is not None:
         parts.append("```json export\n" + export + "\n```")
     return "\n\n".join(p for p in parts if p.strip()) + "\n"
+
+
+def _front_matter(front: dict[str, object], written: str | None) -> str:
+    """The front matter as the editor wrote it (kept in the metadata comment) while it says what the
+    page shows; else written anew from what the page shows (an index.md edited by hand)."""
+    if written is not None:
+        try:
+            kept = yaml.safe_load(written)
+        except yaml.YAMLError:
+            kept = None
+        if isinstance(kept, dict) and _same(kept, front):
+            return "---\n" + written + "---"
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True, width=1000) + "---"
+
+
+def _same(kept: dict[object, object], front: dict[str, object]) -> bool:
+    """The kept front matter and the page's own say the same (a date and its ISO text alike); a key
+    only the kept one has may hold no more than a default (draft: false)."""
+    def plain(value: object) -> str:
+        return json.dumps(value, default=str, sort_keys=True, ensure_ascii=False)
+
+    return all(plain(kept.get(key)) == plain(value) for key, value in front.items()) and \
+        not any(value for key, value in kept.items() if key not in front)
 
 
 def _title(text: str) -> tuple[str, str]:
@@ -130,7 +153,7 @@ def _meta_object(comment: str) -> dict[str, object]:
 
 _META_TYPES: dict[str, tuple[type, str]] = {
     "summary": (str, "a string"), "updated": (str, "a date string"), "draft": (bool, "true or false"),
-    "tags": (list, "a list of strings"),
+    "tags": (list, "a list of strings"), "front_matter": (str, "a string"),
 }
 
 

@@ -38,6 +38,7 @@ from ..core import jsontext
 from .inline import value_markdown
 
 META_OPEN = "<!-- evidencepress: "
+_FRONT_MATTER = re.compile(r"---\n(.*?\n)---\n", re.DOTALL)
 CHART_OPEN = "<!-- evidencepress:chart"
 VALUE_OPEN = "<!--="  # an inline value's role, before the text it shows (see values_as_text)
 VALUE_CLOSE = "<!--/="  # its end
@@ -57,6 +58,9 @@ def article_markdown(page: Page, footer: str) -> str:
         meta["tags"] = list(front.tags)
     if front.draft:
         meta["draft"] = True
+    written = front_matter_text(page.source.text)
+    if written is not None:  # as the editor wrote it: import gives it back byte for byte while it agrees
+        meta["front_matter"] = written
     parts = [f"# {front.title}", f"> {front.summary}", META_OPEN + meta_json(meta) + " " + COMMENT_CLOSE]
     body = _body(page).strip("\n")
     if body:
@@ -71,6 +75,12 @@ def article_markdown(page: Page, footer: str) -> str:
     if page.export is not None:
         parts.append("```json\n" + jsontext.dumps(page.export) + "\n```")
     return "\n\n".join(parts) + "\n"
+
+
+def front_matter_text(source: str) -> str | None:
+    """The YAML between a page's opening ``---`` lines, as written (its comments and quoting too)."""
+    found = _FRONT_MATTER.match(source.replace("\r\n", "\n"))
+    return found.group(1) if found else None
 
 
 def meta_json(meta: dict[str, Any]) -> str:

@@ -95,6 +95,14 @@ def another_machine(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     seal.secret.cache_clear()
 
 
+def sealed_elsewhere(kind: str, key: str, sealed: bytes, monkeypatch: pytest.MonkeyPatch) -> bytes:
+    """The entry as another machine or user would have sealed the same bytes."""
+    data = seal.unseal(kind, key, sealed)
+    assert data is not None, "the entry was not sealed here"
+    with another_machine(monkeypatch):
+        return seal.seal(kind, key, data)
+
+
 # The entries of one of the SQLite caches.
 
 def blobs(path: Path) -> dict[str, bytes]:
@@ -129,9 +137,7 @@ def damage_store(path: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> None:
         put_blobs(path, {key: seal.seal(kind, key, planted()) for key in entries})
         return
     if how == "foreign":
-        unsealed = {key: seal.unseal(kind, key, data) for key, data in entries.items()}
-        with another_machine(monkeypatch):
-            put_blobs(path, {key: seal.seal(kind, key, data or b"") for key, data in unsealed.items()})
+        put_blobs(path, {key: sealed_elsewhere(kind, key, data, monkeypatch) for key, data in entries.items()})
         return
     change = {"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
               "edit": lambda data: edited(data) if b"42.5" in data or b"38.25" in data else flipped(data)}[how]
@@ -151,10 +157,7 @@ def damage_charts(folder: Path, how: str, monkeypatch: pytest.MonkeyPatch) -> No
         if how == "script":
             file.write_bytes(b"<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>")
         elif how == "foreign":
-            svg = seal.unseal("charts", file.stem, data)
-            assert svg is not None
-            with another_machine(monkeypatch):
-                file.write_bytes(seal.seal("charts", file.stem, svg))
+            file.write_bytes(sealed_elsewhere("charts", file.stem, data, monkeypatch))
         else:
             file.write_bytes({"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
                               "edit": lambda data: data.replace(b"<svg", b"<svg onload='alert(1)'")}[how](data))
@@ -213,10 +216,7 @@ def test_a_damaged_build_record_is_not_replayed(cached: Path, reference: dict[st
         alpha.write_text(text)
         record.write_bytes(other.read_bytes())
     elif how == "foreign":
-        unsealed = seal.unseal("builds", record.name, data)
-        assert unsealed is not None
-        with another_machine(monkeypatch):
-            record.write_bytes(seal.seal("builds", record.name, unsealed))
+        record.write_bytes(sealed_elsewhere("builds", record.name, data, monkeypatch))
     else:
         record.write_bytes({"flip": flipped, "truncate": lambda data: data[:len(data) // 2],
                             "planted": lambda _: planted(),

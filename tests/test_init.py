@@ -13,20 +13,12 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner, Result
 from sitekit import REPO, tree
+from test_scaffold import run
 
 from evidencepress import __version__
-from evidencepress.cli import main
 
 SITE_FILES = ["site.toml", "content/guides/first-article.md", ".gitignore", ".github/workflows/site.yml"]
-
-
-def run(*arguments: str) -> Result:
-    outcome = CliRunner().invoke(main, list(arguments))
-    if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
-        raise AssertionError(outcome.output) from outcome.exception
-    return outcome
 
 
 def test_init_writes_a_site_that_checks_and_builds_at_once(tmp_path: Path) -> None:

@@ -464,6 +464,9 @@ def test_a_chart_change_is_not_a_text_change_and_a_tag_is_named(repo: Path) -> N
     path.write_text(path.read_text().replace("checked: 2026-10-18", "checked: 2026-10-18\ntags: [decode]"))
     page = json.loads(diff(repo, "HEAD", "--format", "json").stdout)["pages"][0]
     assert page["text_sections"] == ["the tags"]
+    path.write_text(path.read_text().replace("What the test article shows.", "What it shows, reworded."))
+    page = json.loads(diff(repo, "HEAD", "--format", "json").stdout)["pages"][0]
+    assert page["text_sections"] == ["the summary", "the tags"]
 
 
 def test_a_re_pinned_source_is_reported_once_under_sources(repo: Path) -> None:

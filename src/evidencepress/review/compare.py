@@ -116,7 +116,7 @@ def _sections(text: str) -> dict[str, str]:
             parts["the tags"].append(_tags(line))
         elif line.startswith("# ") and not parts["the title"]:
             parts["the title"].append(line)
-        elif line.startswith("> ") and not parts["the summary"] and not parts[current]:
+        elif line.startswith("> ") and not parts["the summary"] and not "".join(parts[current]).strip():
             parts["the summary"].append(line)
         elif line.startswith("## "):
             current = f"section “{line[3:].strip()}”"

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
-from ..core.diagnostics import Location, Problem, note
+from ..core.diagnostics import Location, Problem, note, shown_path
 from .store import Store, evict_oldest, prune_store
 
 __all__ = [
@@ -90,7 +90,7 @@ class Caches:
         for files in (self.discarded_charts, records):
             if files:
                 counts.append((files[0].parent, len(files)))
-        return [note(Location(_shown(path, root)), _discarded(count), "cache", hint=DISCARD_HINT)
+        return [note(Location(shown_path(path, root)), _discarded(count), "cache", hint=DISCARD_HINT)
                 for path, count in counts if count]
 
     def begin(self) -> None:
@@ -115,14 +115,6 @@ def _discarded(count: int) -> str:
     entries, its, was = ("1 entry", "its", "was") if count == 1 else (f"{count:,} entries", "their", "were")
     return (f"{entries} did not match {its} seal (damaged, edited, moved to another key, or written by "
             f"another machine or user) and {was} made again")
-
-
-def _shown(path: Path, root: Path) -> str:
-    """``path`` relative to the site root when it is inside it."""
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def open_caches(root: Path | None) -> Caches:

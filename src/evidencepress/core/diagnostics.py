@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from pathlib import Path
 from typing import TypeVar
 
 from .model import Location as Location  # noqa: PLC0414 - re-exported: every Problem carries one
@@ -97,6 +98,15 @@ _LINE_BREAKING = {code: json.dumps(chr(code))[1:-1] for code in [*range(0x20), 0
 
 def _one_line(text: str) -> str:
     return text.translate(_LINE_BREAKING)
+
+
+def shown_path(path: Path, root: Path) -> str:
+    """``path`` as a problem (or a line of output) names it: relative to the site root when it is inside
+    it (``content/guides/a.md``), else as given."""
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
 
 
 def error(location: Location, message: str, rule: str, json_path: str = "", hint: str = "") -> Problem:

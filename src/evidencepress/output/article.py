@@ -26,7 +26,7 @@ from ..checks.resultids import anchor_of
 from ..checks.sources import ResultState
 from ..content.markdown import headings
 from ..core import jsontext
-from ..core.diagnostics import Location, Problem, error
+from ..core.diagnostics import Location, Problem, error, shown_path
 from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
 from ..schemas.comparability import NO_RULES, Rules
@@ -82,17 +82,10 @@ def template_problem(exc: jinja2.TemplateError, root: Path) -> Problem:
             chosen = min(own or frames, key=lambda f: (f.filename, f.lineno or 0)) if getattr(exc, "loop", False) \
                 else (own or frames)[-1]
             path, line = chosen.filename, chosen.lineno or 0
-    shown = _shown_path(Path(path), root) if path else "templates/"
+    shown = shown_path(Path(path), root) if path else "templates/"
     return error(Location(shown, line), f"template error: {exc.message or exc}", "template",
                  hint=getattr(exc, "hint", "fix the template; every variable a template uses must be one the renderer "
                                            "passes"))
-
-
-def _shown_path(path: Path, root: Path) -> str:
-    try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def template_folder(root: Path) -> Path:

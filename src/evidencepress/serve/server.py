@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..core.diagnostics import Problem, format_text, has_errors, sort_problems
+from ..core.diagnostics import Problem, format_text, has_errors, shown_path, sort_problems
 from ..output.generated import PAGEFIND_FOLDER
 from ..output.search import SearchIndex, build_search_index
 from .report import RebuildReport
@@ -263,13 +263,7 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild,
 
 def changed_names(root: Path, paths: Iterable[str]) -> list[str]:
     """The changed files as the site names them (``content/guides/a.md``), sorted."""
-    names = set()
-    for path in paths:
-        try:
-            names.add(Path(path).relative_to(root).as_posix())
-        except ValueError:
-            names.add(path)
-    return sorted(names)
+    return sorted({shown_path(Path(path), root) for path in paths})
 
 
 def _fingerprint(path: Path) -> bytes | None:

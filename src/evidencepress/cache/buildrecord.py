@@ -83,15 +83,10 @@ def _vault_folder(options: BuildOptions) -> Path:
 def tree_digest(folder: Path) -> str:
     """sha256 over every file below ``folder`` (path and content), in sorted order; symlinks followed.
     (Paths as strings: a build hashes thousands of files twice, and Path objects cost a third.)"""
-    base = os.fspath(folder)
     hashes: dict[str, bytes] = {}
-    for directory, dirs, names in os.walk(base, followlinks=True):
-        dirs.sort()
-        inner = os.path.relpath(directory, base)
-        prefix = "" if inner == os.curdir else inner.replace(os.sep, "/") + "/"
-        for name in names:
-            with open(os.path.join(directory, name), "rb") as handle:
-                hashes[prefix + name] = hashlib.sha256(handle.read()).digest()
+    for rel, path in _tree_files(folder, follow_links=True):
+        with open(path, "rb") as handle:
+            hashes[rel] = hashlib.sha256(handle.read()).digest()
     return files_digest(hashes)
 
 
@@ -241,16 +236,18 @@ def _intact(outputs: Outputs, out: Path, root: Path) -> bool:
         return False
 
 
-def _tree_files(folder: Path) -> Iterator[tuple[str, str]]:
-    """(POSIX path, file system path) of every entry below ``folder`` that is not a folder (a
-    symlink is one, whatever it points to)."""
+def _tree_files(folder: Path, follow_links: bool = False) -> Iterator[tuple[str, str]]:
+    """(POSIX path, file system path) of every file below ``folder``, folders in sorted order. Without
+    ``follow_links``, a link to a folder is an entry of its own, never walked into (and a missing
+    folder is an error); with it, the link is walked like a folder."""
     base = os.fspath(folder)
-    if not os.path.isdir(base):
+    if not follow_links and not os.path.isdir(base):
         raise NotADirectoryError(base)
-    for directory, dirs, names in os.walk(base):
+    for directory, dirs, names in os.walk(base, followlinks=follow_links):
+        dirs.sort()
         inner = os.path.relpath(directory, base)
         prefix = "" if inner == os.curdir else inner.replace(os.sep, "/") + "/"
-        linked = [name for name in dirs if os.path.islink(os.path.join(directory, name))]
+        linked = [] if follow_links else [name for name in dirs if os.path.islink(os.path.join(directory, name))]
         for name in [*names, *linked]:
             yield prefix + name, os.path.join(directory, name)
 

@@ -9,7 +9,6 @@ entry a fraction of the page's full size.
 
 from __future__ import annotations
 
-import pickle
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -81,10 +80,7 @@ def pickled_outcome(outcome: Outcome) -> bytes | None:
     """An outcome as the page cache stores it: the page without its source text."""
     page = outcome.page
     slim = replace(outcome, page=replace(page, source=replace(page.source, text=""))) if page is not None else outcome
-    try:
-        return safepickle.dumps(slim)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return None
+    return safepickle.dumps(slim)
 
 
 def outcome_from(data: bytes | None, source: SourceFile) -> Outcome | None:

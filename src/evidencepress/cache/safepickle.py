@@ -61,5 +61,9 @@ def loads(data: bytes) -> Any:
     return _ValuesOnly(io.BytesIO(data)).load()
 
 
-def dumps(value: Any) -> bytes:
-    return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+def dumps(value: Any) -> bytes | None:
+    """``value`` pickled, or None when it cannot be (a cache then keeps nothing of it)."""
+    try:
+        return pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return None

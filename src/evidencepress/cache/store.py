@@ -17,7 +17,6 @@ locked or foreign only costs time: reads miss and the next commit replaces it.
 from __future__ import annotations
 
 import contextlib
-import pickle
 import sqlite3
 import threading
 import time
@@ -107,7 +106,7 @@ class Store:
         return data
 
     def save(self, key: str, value: Any) -> None:
-        data = _pickled(value)
+        data = safepickle.dumps(value)
         if data is not None:
             self.save_pickled(key, data)
 
@@ -209,7 +208,7 @@ class Store:
             for statement in _SCHEMA:
                 db.execute(statement)
             for key, value in later:
-                data = _pickled(value())
+                data = safepickle.dumps(value())
                 if data is not None:
                     _insert(db, key, seal(self.name, key, data), now)
                 del data  # before the next value is asked for
@@ -330,13 +329,6 @@ def _code(exc: BaseException) -> int | None:
     """The primary SQLite result code of an sqlite3 error; None for any other exception."""
     code = getattr(exc, "sqlite_errorcode", None)
     return code & 0xFF if isinstance(code, int) else None
-
-
-def _pickled(value: Any) -> bytes | None:
-    try:
-        return safepickle.dumps(value)
-    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
-        return None
 
 
 def evict_oldest(entries: Sequence[tuple[K, int]], bound: int, remove: Callable[[K], bool]) -> int:

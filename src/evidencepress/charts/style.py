@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from ..core import jsontext
+from ..core import numbers
 from . import metrics
 
 RENDERER_VERSION = "5"
@@ -152,22 +152,13 @@ def _parts(word: str, fits: Callable[[str], bool]) -> list[str]:
 
 
 def display_number(value: float) -> str:
-    """A number as printed on a chart: its literal as authored (``68.0`` stays ``68.0``, never
-    rounded, never more digits), with thousands separators and a true minus sign."""
-    if isinstance(value, bool):
-        return str(value).lower()
-    return group_digits(jsontext.number_text(value))
+    """A number as printed on a chart: the one reading form of every surface (core.numbers)."""
+    return numbers.number_for_reading(value)
 
 
 def group_digits(literal: str) -> str:
-    """``17235.9`` -> ``17,235.9``; ``-1200`` -> ``−1,200``; exponents and fractions untouched."""
-    sign, body = ("\u2212", literal[1:]) if literal.startswith("-") else ("", literal)
-    head, dot, tail = body.partition(".")
-    if "e" in head.lower() or not head.isdigit():
-        return sign + body.replace("-", "\u2212")
-    if len(head) > 3:
-        head = f"{int(head):,}" if not head.startswith("0") else head
-    return sign + head + dot + tail.replace("-", "\u2212")
+    """``17235.9`` -> ``17,235.9``; ``-1200`` -> ``−1,200`` (core.numbers.for_reading)."""
+    return numbers.for_reading(literal)
 
 
 def significant_digits(literal: str) -> int:

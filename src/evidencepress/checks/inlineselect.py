@@ -11,7 +11,7 @@ from ..content.inlinerefs import Ref
 from ..core import jsontext
 from ..core.export import RESULTS
 from ..core.model import JsonPath, pointer
-from ..core.numbers import grouped
+from ..core.numbers import for_reading
 from .resultids import anchor_of
 
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}
@@ -45,7 +45,7 @@ class Selected:
         if isinstance(self.value, str):
             return self.value
         text = jsontext.number_text(self.value)
-        return grouped(text) if self.is_number else text
+        return for_reading(text) if self.is_number else text
 
     @property
     def display(self) -> str:

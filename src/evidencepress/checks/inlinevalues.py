@@ -19,7 +19,7 @@ from ..content.bodyscan import pieces
 from ..content.inlinerefs import Ref, RoleError, RoleSpec, parse_role
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
-from ..core.numbers import grouped
+from ..core.numbers import for_reading
 from ..schemas.units import canonical_unit
 from .inlineselect import Selected, SelectionError, select
 
@@ -151,7 +151,7 @@ def _round(spec: RoleSpec, item: Selected) -> InlineValue | RoleError:
         rounded = exact.quantize(decimal.Decimal(1).scaleb(-digits), rounding=decimal.ROUND_HALF_UP)
     unit = f" {item.unit}" if item.unit and spec.show_unit else ""
     places = f"{digits} decimal place" + ("" if digits == 1 else "s")
-    return InlineValue("round", (item,), f"≈{grouped(_plain(rounded))}{unit}",
+    return InlineValue("round", (item,), f"≈{for_reading(_plain(rounded))}{unit}",
                        f"rounded half-up to {places} from {item.display}")
 
 
@@ -174,7 +174,7 @@ def _derive(spec: RoleSpec, inputs: tuple[Selected, ...], units: Mapping[str, An
     if isinstance(result, RoleError):
         return result
     unit = "" if spec.operation == "ratio" else inputs[0].unit
-    text = grouped(_plain(result)) + (f" {unit}" if unit and spec.show_unit else "")
+    text = for_reading(_plain(result)) + (f" {unit}" if unit and spec.show_unit else "")
     rounding = "" if spec.digits is None else f", rounded half-up to {spec.digits} decimal place" + (
         "" if spec.digits == 1 else "s")
     count = "two" if len(inputs) == 2 else str(len(inputs))

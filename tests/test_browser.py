@@ -82,21 +82,32 @@ def test_the_copy_button_copies_a_citation_as_it_is_shown(visit: Visit, server: 
     assert visit.problems == []
 
 
+def _shown(page: Any) -> int:
+    """The explorer's count of matching results ("All 1,234 ..." / "Showing 12 of 1,234 ...")."""
+    words = page.locator("#explore-count").inner_text().split()
+    return int(words[1].replace(",", ""))
+
+
+def _number(text: str) -> float:
+    """A value as the explorer shows it (for_reading: separators, a true minus) as a float."""
+    return float(text.replace(",", "").replace("\u2212", "-"))
+
+
 def test_explorer_filters_sorts_and_keeps_its_state_in_the_address(visit: Visit, server: str) -> None:
     page = visit.open(server + "explore/")
     rows = page.locator("#explore-table tbody tr")
-    total = rows.count()
-    assert total >= 150
+    total = _shown(page)
+    assert total >= 150 and rows.count() == 100  # one page of rows in the document
     page.select_option("#filter-model", "Qwen3.8-Flash-Next")
-    filtered = rows.count()
-    assert 0 < filtered < total
+    filtered = _shown(page)
+    assert 0 < filtered < total and rows.count() == min(filtered, 100)
     assert "model=Qwen3.8-Flash-Next" in page.url
     page.fill("#filter-q", "telemetry")
     narrowed = rows.count()
-    assert 0 < narrowed < filtered
+    assert 0 < narrowed < filtered and narrowed == _shown(page)
     page.click("th[data-column='value'] button")
     assert page.get_attribute("th[data-column='value']", "aria-sort") == "descending"
-    values = [float(v) for v in page.locator("#explore-table tbody td.num:nth-child(3)").all_inner_texts()]
+    values = [_number(v) for v in page.locator("#explore-table tbody td.num:nth-child(3)").all_inner_texts()]
     assert values == sorted(values, reverse=True)
     shared = page.url
     again = visit.open(shared)
@@ -196,7 +207,8 @@ def test_the_folder_opened_from_disk_can_be_browsed(visit: Visit, site: Path) ->
     page.wait_for_load_state()
     assert page.url.endswith("/index.html") and "/guides/" in page.url
     explorer = visit.open((site / "explore/index.html").as_uri())
-    assert explorer.locator("#explore-table tbody tr").count() >= 150  # rows from <script src>, no fetch()
+    assert explorer.locator("#explore-table tbody tr").count() == 100  # rows from <script src>, no fetch()
+    assert _shown(explorer) >= 150
     assert explorer.locator("#explore-table tbody tr a").first.get_attribute("href").endswith("index.html")  # type: ignore[union-attr]
     search = visit.open((site / "search/index.html").as_uri())
     assert search.locator("#search-offline").is_visible()

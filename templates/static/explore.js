@@ -1,31 +1,51 @@
 /* The explorer: filter and sort every reported result of the site.
  *
- * Rows come from data/results.js (the rows of data/results.json, each cell as
- * its authored text), loaded with <script src> so that the page works from
- * disk too. The filter and sort state lives in the address (?model=...&sort=value),
- * so a view can be shared. Plain JavaScript, no framework.
+ * Data come from data/results.js, loaded with <script src> so that the page works from disk too,
+ * column by column (output/data.py, results_script): each column's distinct cell texts (the
+ * authored literal; null stays null) and each row's position among them. Filters and sorts work on
+ * those positions (typed arrays, one per column), never on one object per row, and only one page of
+ * rows (PAGE_ROWS) is in the document: the table, its count (announced in an aria-live region) and
+ * its paging buttons say which. The state lives in the address (?model=...&sort=value&page=2), so
+ * a view can be shared. Plain JavaScript, no framework.
  *
- * Comparability (schema/comparability.json): two rows with the same non-null
- * comparison_key may be compared. "Comparable to this row" shows the rows of
- * one key (?comparable=<key>&row=<record>/<result id>; the browser's Back, or
- * the notice's Remove filter, returns to the view before); "Group by comparison
- * key" (?group=1) puts the rows of each key together under a header, in the
- * order of the group's first row under the current sort, rows sorted inside
- * their group, and the rows without a key in a last group. The rows of each
- * key are found once, when the page loads, and each row's <tr> (and each
- * group's header) is made once: a keystroke filters and sorts the rows, then
- * (see place) adds and removes only the <tr> that come and go.
+ * Comparability (schema/comparability.json): two rows with the same non-null comparison_key may be
+ * compared. "Comparable to this row" shows the rows of one key (?comparable=<key>&row=<record>/<result
+ * id>; the browser's Back, or the notice's Remove filter, returns to the view before); "Group by
+ * comparison key" (?group=1) puts the rows of each key together under a header, groups in the order
+ * of their first row under the current sort, and the rows without a key in a last group.
  *
- * Values of the content (a model, a record id, a metric) are keys of Maps and
- * Sets, or read with own() from the objects of results.js: a model named
- * __proto__ or constructor is a value like any other, never Object.prototype.
+ * Numbers are shown as core/numbers.py's for_reading shows them (forReading): the literal's own
+ * digits, thousands separators in a whole part of four or more digits, a true minus sign.
+ *
+ * Values of the content (a model, a record id, a metric) are keys of Maps, or read with own() from
+ * the objects of results.js: a model named __proto__ or constructor is a value like any other.
  */
 (function () {
   "use strict";
+
+  // core/numbers.py for_reading, on the literal's text: never through a float, which changes digits.
+  var PLAIN = /^([-+]?)(\d+)(\.\d+)?$/;
+  function forReading(literal) {
+    var match = PLAIN.exec(literal);
+    var text = literal;
+    if (match && match[2].length >= 4) {
+      var whole = match[2];
+      var head = whole.length % 3 || 3;
+      var parts = [whole.slice(0, head)];
+      for (var at = head; at < whole.length; at += 3) {
+        parts.push(whole.slice(at, at + 3));
+      }
+      text = match[1] + parts.join(",") + (match[3] || "");
+    }
+    return text.replace(/-/g, "\u2212");
+  }
+  window.evidencepressNumbers = { forReading: forReading };
+
   var data = window.EVIDENCEPRESS_RESULTS;
   var table = document.getElementById("explore-table");
   var form = document.getElementById("explore-filters");
   var count = document.getElementById("explore-count");
+  var status = document.getElementById("explore-status");
   var note = document.getElementById("explore-note");
   var box = document.getElementById("explore-filter-box");
   var active = document.getElementById("explore-active");
@@ -33,14 +53,14 @@
   var likeText = document.getElementById("explore-like-text");
   var likeRemove = document.getElementById("explore-like-remove");
   var groupToggle = document.getElementById("explore-group");
+  var pager = document.getElementById("explore-pages");
   if (!table || !form || !count) {
     return;
   }
-  if (!data) {
+  if (!data || data.format !== 2) {
     count.textContent = "The results could not be loaded. Download them as CSV or JSON above.";
     return;
   }
-  // An own property of a plain object, never one inherited from Object.prototype (constructor, toString).
   function own(object, key) {
     return object && Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
   }
@@ -52,75 +72,95 @@
     record: "source_record_id",
     verification: "verification"
   };
-  // The states of a value against its cited line, as the pages name them.
+  var PAGE_ROWS = 100;  // rows in the document at once
   var CHECKS = data.checks || {};
   var NUMERIC = new Set(["value", "conditions.concurrency"]);
+  var NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
   var LONG_TEXT = 28;  // characters: a longer cell wraps inside a wider column (as on record pages)
+  var KEY_CONDITIONS = data.key_conditions || null;
+  var NO_KEY_GROUP = "Not comparable (a key condition unknown)";
   var root = table.getAttribute("data-root") || "";
+  var total = data.count;
+  var collator = new Intl.Collator("en", { numeric: true });
+
+  // --- the columns: each a dictionary of texts and a typed array of positions in it ---------------
   var columnIndex = new Map();
   data.columns.forEach(function (name, index) {
     columnIndex.set(name, index);
   });
-  // Each metric's key conditions, in key order (what a comparison key stands for); none in an older results.js.
-  var KEY_CONDITIONS = data.key_conditions || null;
-  var NO_KEY_GROUP = "Not comparable (a key condition unknown)";
-  var keyColumn = columnIndex.get("comparison_key");
-  var rows = data.rows.map(function (cells, order) {
-    var key = keyColumn === undefined ? null : cells[keyColumn];
-    return { cells: cells, order: order, text: searchText(cells), key: key || null, element: null };
-  });
-  // The rows of each comparison key, in table order: made once, read by every view.
-  var byKey = new Map();
-  rows.forEach(function (row) {
-    if (row.key !== null) {
-      var members = byKey.get(row.key);
-      if (!members) {
-        members = [];
-        byKey.set(row.key, members);
-      }
-      members.push(row);
-    }
-  });
-  var groupTitles = new Map();  // key -> [metric, "condition: value" texts], made when first shown
-  var groupBodies = new Map();  // key ("" for the rows without one) -> its <tbody>, header row and count
-  var flatBody = table.tBodies[0];  // the rows when they are not grouped
-  var headers = Array.prototype.slice.call(table.querySelectorAll("th[data-column]"));
-  var columnCount = table.tHead.rows[0].cells.length;
-  var state = readState();
-  var before = null;  // the view "Comparable to this row" left, when the address could not keep it
-
-  function cell(row, column) {
-    var index = columnIndex.get(column);
-    return index === undefined ? null : row.cells[index];
+  var digitValue = new Uint8Array(128);
+  for (var d = 0; d < data.code_digits.length; d += 1) {
+    digitValue[data.code_digits.charCodeAt(d)] = d;
   }
+  var decoded = new Array(data.columns.length);
+  function codesOf(index) {
+    if (!decoded[index]) {
+      var text = data.codes[index];
+      var width = data.widths[index];
+      var codes = new Uint32Array(total);
+      for (var r = 0, at = 0; r < total; r += 1) {
+        var value = 0;
+        for (var k = 0; k < width; k += 1, at += 1) {
+          value = value * 64 + digitValue[text.charCodeAt(at)];
+        }
+        codes[r] = value;
+      }
+      decoded[index] = codes;
+    }
+    return decoded[index];
+  }
+  function column(name) {
+    var index = columnIndex.get(name);
+    return index === undefined ? null : { index: index, values: data.dictionaries[index], codes: codesOf(index) };
+  }
+  function cell(row, name) {
+    var found = column(name);
+    return found === null ? null : found.values[found.codes[row]];
+  }
+  var keys = column("comparison_key");
+  var pageColumn = column("page");
 
   function pageTitle(path) {
     return own(data.pages, path) || path;
   }
-
-  function searchText(cells) {
-    var parts = cells.filter(function (value) { return value !== null; });
-    var page = cells[columnIndex.get("page")];
-    parts.push(pageTitle(page));
-    return parts.join(" \u2029 ").toLowerCase();
-  }
-
   function link(path) {
     var url = root + String(path).replace(/^\//, "");
     return window.evidencepress ? window.evidencepress.href(url) : url;
   }
+  function plural(n) {
+    return n.toLocaleString("en") + (n === 1 ? " result" : " results");
+  }
+  function hasKey(row) {
+    return keys !== null && keys.values[keys.codes[row]] !== null;
+  }
+  var keySizes = null;  // each comparison key's row count, by position in its dictionary
+  function keySize(row) {
+    if (keySizes === null) {
+      keySizes = new Uint32Array(keys.values.length);
+      for (var r = 0; r < total; r += 1) {
+        keySizes[keys.codes[r]] += 1;
+      }
+    }
+    return keySizes[keys.codes[row]];
+  }
+  function keyCode(key) {
+    return keys === null ? -1 : keys.values.indexOf(key);
+  }
 
+  // --- the state in the address ---------------------------------------------------------------------
   function readState() {
     var params = new URLSearchParams(location.search);
     var found = { q: params.get("q") || "", sort: params.get("sort") || "", dir: params.get("dir") === "desc" ? "desc" : "asc",
-                  comparable: params.get("comparable") || "", row: params.get("row") || "", group: params.get("group") === "1" };
+                  comparable: params.get("comparable") || "", row: params.get("row") || "", group: params.get("group") === "1",
+                  page: Math.max(1, parseInt(params.get("page") || "1", 10) || 1) };
     Object.keys(FILTERS).forEach(function (name) {
       found[name] = params.get(name) || "";
     });
     return found;
   }
+  var state = readState();
+  var before = null;  // the view "Comparable to this row" left, when the address could not keep it
 
-  // The view in the address: replaced, or (push) a new history entry that the browser's Back leaves.
   function writeState(push) {
     var params = new URLSearchParams();
     ["q"].concat(Object.keys(FILTERS)).forEach(function (name) {
@@ -140,6 +180,9 @@
     if (state.sort) {
       params.set("sort", state.sort);
       params.set("dir", state.dir);
+    }
+    if (state.page > 1) {
+      params.set("page", String(state.page));
     }
     var query = params.toString();
     try {
@@ -171,62 +214,199 @@
 
   function fillSelect(name) {
     var select = form.elements[name];
+    var found = column(FILTERS[name]);
     var counts = new Map();
-    rows.forEach(function (row) {
-      var value = cell(row, FILTERS[name]);
-      if (value !== null) {
-        counts.set(value, (counts.get(value) || 0) + 1);
+    if (found !== null) {
+      var tally = new Uint32Array(found.values.length);
+      for (var r = 0; r < total; r += 1) {
+        tally[found.codes[r]] += 1;
       }
-    });
+      found.values.forEach(function (value, code) {
+        if (value !== null) {
+          counts.set(value, tally[code]);
+        }
+      });
+    }
     var values = Array.from(counts.keys()).sort(function (a, b) { return a.localeCompare(b, "en"); });
     if (state[name] && !counts.has(state[name])) {
       values.push(state[name]);
       counts.set(state[name], 0);
     }
+    var fragment = document.createDocumentFragment();
     values.forEach(function (value) {
       var option = document.createElement("option");
       var record = name === "record" ? own(data.records, value) : undefined;
       var check = name === "verification" ? own(CHECKS, value) : undefined;
       option.value = value;
       option.textContent = (record && record !== value ? record : check || value) + " (" + counts.get(value) + ")";
-      select.appendChild(option);
+      fragment.appendChild(option);
     });
+    select.appendChild(fragment);
     select.value = state[name];
   }
 
-  function matches(row) {
-    for (var name in FILTERS) {
-      if (state[name] && cell(row, FILTERS[name]) !== state[name]) {
-        return false;
+  // --- filtering: per column, which dictionary positions match; then one pass over the rows ------
+  var lowered = [];  // each column's texts in lower case, made when first searched
+  function lowerTexts(index) {
+    if (!lowered[index]) {
+      var values = data.dictionaries[index];
+      lowered[index] = values.map(function (value, code) {
+        var text = value === null ? "" : value.toLowerCase();
+        return pageColumn !== null && index === pageColumn.index && value !== null
+          ? text + " \u2029 " + pageTitle(value).toLowerCase() : text;
+      });
+    }
+    return lowered[index];
+  }
+  // For one word: the columns where it occurs, each with a byte per dictionary position (1: occurs).
+  function wordHits(word) {
+    var hits = [];
+    for (var index = 0; index < data.columns.length; index += 1) {
+      var texts = lowerTexts(index);
+      var marks = null;
+      for (var code = 0; code < texts.length; code += 1) {
+        if (texts[code].indexOf(word) >= 0) {
+          marks = marks || new Uint8Array(texts.length);
+          marks[code] = 1;
+        }
+      }
+      if (marks !== null) {
+        hits.push({ codes: codesOf(index), marks: marks });
       }
     }
-    var words = state.q.toLowerCase().split(/\s+/).filter(Boolean);
-    return words.every(function (word) { return row.text.indexOf(word) >= 0; });
+    return hits;
   }
-
-  function compare(a, b) {
-    var column = state.sort;
-    var x = cell(a, column);
-    var y = cell(b, column);
-    if (x === null || y === null) {
-      return x === y ? a.order - b.order : (x === null ? 1 : -1);  // not reported: always last
-    }
-    var result;
-    if (NUMERIC.has(column) && !isNaN(parseFloat(x)) && !isNaN(parseFloat(y))) {
-      result = parseFloat(x) - parseFloat(y);
-    } else {
-      if (column === "page") {
-        x = pageTitle(x);
-        y = pageTitle(y);
+  function selectedFilters() {
+    var chosen = [];
+    Object.keys(FILTERS).forEach(function (name) {
+      var found = column(FILTERS[name]);
+      if (state[name] && found !== null) {
+        chosen.push({ codes: found.codes, code: found.values.indexOf(state[name]) });
       }
-      result = x.localeCompare(y, "en", { numeric: true });
+    });
+    if (state.comparable && keys !== null) {
+      chosen.push({ codes: keys.codes, code: keyCode(state.comparable) });
     }
-    if (result === 0) {
-      return a.order - b.order;
+    return chosen;
+  }
+  function matching(order) {
+    var chosen = selectedFilters();
+    var words = state.q.toLowerCase().split(/\s+/).filter(Boolean).map(wordHits);
+    var shown = new Uint32Array(order.length);
+    var n = 0;
+    rows: for (var i = 0; i < order.length; i += 1) {
+      var row = order[i];
+      for (var f = 0; f < chosen.length; f += 1) {
+        if (chosen[f].codes[row] !== chosen[f].code) {
+          continue rows;
+        }
+      }
+      for (var w = 0; w < words.length; w += 1) {
+        var hits = words[w];
+        var found = false;
+        for (var h = 0; h < hits.length && !found; h += 1) {
+          found = hits[h].marks[hits[h].codes[row]] === 1;
+        }
+        if (!found) {
+          continue rows;
+        }
+      }
+      shown[n] = row;
+      n += 1;
     }
-    return state.dir === "desc" ? -result : result;
+    return shown.subarray(0, n);
   }
 
+  // --- sorting: each column's texts ranked once, the rows then counted into place (stable) -------
+  var identity = new Uint32Array(total);
+  for (var r0 = 0; r0 < total; r0 += 1) {
+    identity[r0] = r0;
+  }
+  var ranks = new Map();
+  var orders = new Map();
+  function rankOf(name) {
+    if (!ranks.has(name)) {
+      var found = column(name);
+      var values = found.values;
+      var numbers = values.map(function (value) {
+        return value !== null && NUMERIC.has(name) && NUMBER.test(value) ? parseFloat(value) : NaN;
+      });
+      var texts = name === "page" ? values.map(function (v) { return v === null ? null : pageTitle(v); }) : values;
+      function compare(a, b) {
+        var x = numbers[a];
+        var y = numbers[b];
+        if (!isNaN(x) || !isNaN(y)) {
+          return isNaN(x) ? 1 : (isNaN(y) ? -1 : x - y);  // numbers before words
+        }
+        return collator.compare(texts[a], texts[b]);
+      }
+      var positions = [];
+      values.forEach(function (value, code) {
+        if (value !== null) {
+          positions.push(code);
+        }
+      });
+      positions.sort(compare);
+      var rank = new Uint32Array(values.length).fill(positions.length);  // null: after every text
+      positions.forEach(function (code, at) {
+        rank[code] = at > 0 && compare(positions[at - 1], code) === 0 ? rank[positions[at - 1]] : at;
+      });
+      ranks.set(name, { rank: rank, nulls: positions.length, codes: found.codes });
+    }
+    return ranks.get(name);
+  }
+  // Every row in the order of a column (not reported last either way; equal values in table order).
+  function orderBy(name, dir) {
+    var id = name + " " + dir;
+    if (!orders.has(id)) {
+      var ranked = rankOf(name);
+      var top = ranked.nulls;
+      var bucket = new Uint32Array(top + 2);
+      var key = new Uint32Array(total);
+      for (var r = 0; r < total; r += 1) {
+        var k = ranked.rank[ranked.codes[r]];
+        key[r] = k === top ? top : (dir === "desc" ? top - 1 - k : k);
+        bucket[key[r] + 1] += 1;
+      }
+      for (var b = 1; b < bucket.length; b += 1) {
+        bucket[b] += bucket[b - 1];
+      }
+      var order = new Uint32Array(total);
+      for (r = 0; r < total; r += 1) {
+        order[bucket[key[r]]] = r;
+        bucket[key[r]] += 1;
+      }
+      orders.set(id, order);
+    }
+    return orders.get(id);
+  }
+  function sortedRows() {
+    return state.sort && columnIndex.has(state.sort) ? orderBy(state.sort, state.dir) : identity;
+  }
+
+  // The shown rows by comparison key: groups in the order of their first row, the rows without a key last.
+  function grouped(shown) {
+    var firstSeen = new Map();
+    var groups = [];
+    for (var i = 0; i < shown.length; i += 1) {
+      var code = hasKey(shown[i]) ? keys.codes[shown[i]] : -1;
+      var group = firstSeen.get(code);
+      if (group === undefined) {
+        group = { code: code, rows: [] };
+        firstSeen.set(code, group);
+        if (code !== -1) {
+          groups.push(group);
+        }
+      }
+      group.rows.push(shown[i]);
+    }
+    if (firstSeen.has(-1)) {
+      groups.push(firstSeen.get(-1));
+    }
+    return groups;
+  }
+
+  // --- the rows on the page ---------------------------------------------------------------------------
   function textCell(value, className) {
     var td = document.createElement("td");
     if (value === null) {
@@ -241,7 +421,9 @@
     }
     return td;
   }
-
+  function numberCell(value) {
+    return textCell(value !== null && NUMBER.test(value) ? forReading(value) : value, "num");
+  }
   function linkCell(text, href) {
     var td = document.createElement("td");
     var a = document.createElement("a");
@@ -253,26 +435,16 @@
     }
     return td;
   }
-
-  // A row's identity in the address: its record and result id (the same result cited twice is one).
   function rowName(row) {
     return cell(row, "source_record_id") + "/" + (cell(row, "result_id") || cell(row, "label"));
   }
-
-  function plural(count) {
-    return count + (count === 1 ? " result" : " results");
-  }
-
-  // Why a row without a key compares with nothing: its key conditions that are not reported.
   function notComparable(row) {
     var metric = cell(row, "metric");
     if (metric === null) {
       return "Not comparable: the result names no metric";
     }
-    var keys = own(KEY_CONDITIONS, metric) || [];
-    var unknown = keys.filter(function (key) {
-      var index = columnIndex.get("conditions." + key);
-      return index !== undefined && row.cells[index] === null;
+    var unknown = (own(KEY_CONDITIONS, metric) || []).filter(function (key) {
+      return columnIndex.has("conditions." + key) && cell(row, "conditions." + key) === null;
     });
     if (unknown.length === 0) {
       return "Not comparable: a key condition is not reported";
@@ -280,22 +452,18 @@
     return "Not comparable: " + (unknown.length === 1 ? "a key condition is" : "key conditions are") +
       " not reported (" + unknown.join(", ") + ")";
   }
-
-  // "Comparable to this row": a link to the view of the row's key, named after the row (the page shows
-  // that view itself); for a row without a key, no link but a note that says why, on hover and focus.
-  // Plain inline elements: a <button> in each of 100,000 rows costs its own layout box.
   function compareCell(row) {
     var td = document.createElement("td");
     td.className = "compare-cell";
     var label = cell(row, "label");
     var control;
-    if (row.key !== null) {
-      var size = byKey.get(row.key).length;
+    if (hasKey(row)) {
+      var size = keySize(row);
       control = document.createElement("a");
       control.className = "compare";
-      control.href = "?comparable=" + encodeURIComponent(row.key) + "&row=" + encodeURIComponent(rowName(row));
+      control.href = "?comparable=" + encodeURIComponent(cell(row, "comparison_key")) + "&row=" + encodeURIComponent(rowName(row));
       control.textContent = plural(size);
-      control.setAttribute("data-order", String(row.order));
+      control.setAttribute("data-row", String(row));
       control.setAttribute("aria-label", "Comparable to this row: " + label + " (" + plural(size) + ")");
       control.title = "Show the results comparable to this one: the same metric and key conditions";
     } else {
@@ -311,17 +479,12 @@
     td.appendChild(control);
     return td;
   }
-
-  // A row's <tr>, made the first time it is shown and moved from then on (rows never change).
-  function rowElement(row) {
-    if (row.element === null) {
-      row.element = makeRow(row);
-    }
-    return row.element;
-  }
-
-  function makeRow(row) {
+  function makeRow(row, position) {
     var tr = document.createElement("tr");
+    tr.setAttribute("data-row", String(row));
+    if (position !== null) {
+      tr.setAttribute("aria-rowindex", String(position + 2));  // the header is row 1
+    }
     var label = document.createElement("th");
     label.scope = "row";
     label.textContent = cell(row, "label");
@@ -331,13 +494,13 @@
     }
     tr.appendChild(label);
     tr.appendChild(compareCell(row));
-    tr.appendChild(textCell(cell(row, "value"), "num"));
+    tr.appendChild(numberCell(cell(row, "value")));
     tr.appendChild(textCell(cell(row, "unit")));
     tr.appendChild(textCell(cell(row, "metric"), "code"));
     tr.appendChild(textCell(cell(row, "conditions.model")));
     tr.appendChild(textCell(cell(row, "conditions.system")));
     tr.appendChild(textCell(cell(row, "conditions.engine")));
-    tr.appendChild(textCell(cell(row, "conditions.concurrency"), "num"));
+    tr.appendChild(numberCell(cell(row, "conditions.concurrency")));
     var record = cell(row, "source_record_id");
     tr.appendChild(linkCell(record, link("/community/" + record + "/")));
     var page = cell(row, "page");
@@ -350,157 +513,143 @@
     tr.appendChild(checkCell);
     return tr;
   }
-
-  // The shown rows by comparison key, each group in the order of its first row; the rows without a key last.
-  function groupsOf(shown) {
-    var groups = new Map();
-    var none = [];
-    shown.forEach(function (row) {
-      if (row.key === null) {
-        none.push(row);
-        return;
-      }
-      var members = groups.get(row.key);
-      if (!members) {
-        members = [];
-        groups.set(row.key, members);
-      }
-      members.push(row);
-    });
-    var found = [];
-    groups.forEach(function (members, key) {
-      found.push({ key: key, rows: members });
-    });
-    if (none.length > 0) {
-      found.push({ key: null, rows: none });
-    }
-    return found;
-  }
-
-  // What a key stands for: the metric and each key condition's value (the same in every row of the key).
-  function groupTitle(key) {
-    var title = groupTitles.get(key);
-    if (!title) {
-      var first = byKey.get(key)[0];
-      var metric = cell(first, "metric");
-      var conditions = (own(KEY_CONDITIONS, metric) || []).filter(function (name) {
-        return columnIndex.has("conditions." + name);
-      }).map(function (name) {
-        return name + ": " + cell(first, "conditions." + name);
-      });
-      title = [metric, conditions];
-      groupTitles.set(key, title);
-    }
-    return title;
-  }
-
-  // A group's <tbody> and header row, made the first time the group is shown (only its count changes).
-  function groupBody(key) {
-    var found = groupBodies.get(key === null ? "" : key);
-    if (found) {
-      return found;
-    }
-    var body = document.createElement("tbody");
-    body.className = "group";
+  function groupHead(group, size) {
     var tr = document.createElement("tr");
     tr.className = "group-head";
     var th = document.createElement("th");
     th.scope = "rowgroup";
-    th.colSpan = columnCount;
+    th.colSpan = table.tHead.rows[0].cells.length;
     var title = document.createElement("span");
     title.className = "group-title";
-    if (key === null) {
+    if (group.code === -1) {
       var name = document.createElement("strong");
       name.textContent = NO_KEY_GROUP;
       title.appendChild(name);
     } else {
-      var shared = groupTitle(key);
+      var first = group.rows[0];
       var metric = document.createElement("code");
-      metric.textContent = shared[0];
+      metric.textContent = cell(first, "metric");
       title.appendChild(metric);
-      if (shared[1].length > 0) {
+      var shared = (own(KEY_CONDITIONS, cell(first, "metric")) || []).filter(function (key) {
+        return columnIndex.has("conditions." + key);
+      }).map(function (key) {
+        var value = cell(first, "conditions." + key);
+        return key + ": " + (value !== null && NUMBER.test(value) ? forReading(value) : value);
+      });
+      if (shared.length > 0) {
         var conditions = document.createElement("span");
         conditions.className = "group-conditions";
-        conditions.textContent = shared[1].join(" \u00b7 ");
+        conditions.textContent = shared.join(" \u00b7 ");
         title.append(" ", conditions);
       }
     }
-    var size = document.createElement("span");
-    size.className = "group-count";
-    title.append(" ", size);
+    var sizeText = document.createElement("span");
+    sizeText.className = "group-count";
+    sizeText.textContent = plural(size);
+    title.append(" ", sizeText);
     th.appendChild(title);
     tr.appendChild(th);
-    body.appendChild(tr);
-    found = { body: body, head: tr, count: size };
-    groupBodies.set(key === null ? "" : key, found);
-    return found;
+    return tr;
   }
 
-  // Put nodes into parent in this order. When most of them are already there in this order (a filter
-  // narrowed, or a row came back), only what is out of place moves: a row that stays keeps its style
-  // and layout. Otherwise (a new sort, most rows back at once) they go in together, as one fragment.
-  function place(parent, nodes) {
-    var keep = new Set(nodes);
-    var staying = [];
-    for (var child = parent.firstElementChild; child; child = child.nextElementSibling) {
-      if (keep.has(child)) {
-        staying.push(child);
-      }
-    }
-    var moved = new Set();  // the walk below, counted before it is done
-    var at = 0;
-    nodes.forEach(function (node) {
-      while (at < staying.length && moved.has(staying[at])) {
-        at += 1;
-      }
-      if (node === staying[at]) {
-        at += 1;
-      } else {
-        moved.add(node);
-      }
-    });
-    if (moved.size * 2 > nodes.length) {
-      parent.replaceChildren();  // every child out at once: cheaper than one by one
-      var fragment = document.createDocumentFragment();
-      nodes.forEach(function (node) {
-        fragment.appendChild(node);
-      });
-      parent.appendChild(fragment);
-      return;
-    }
-    var next;
-    for (child = parent.firstElementChild; child; child = next) {
-      next = child.nextElementSibling;
-      if (!keep.has(child)) {
-        parent.removeChild(child);
-      }
-    }
-    var cursor = parent.firstElementChild;
-    nodes.forEach(function (node) {
-      if (node === cursor) {
-        cursor = cursor.nextElementSibling;
-      } else {
-        parent.insertBefore(node, cursor);
-      }
-    });
-  }
-
-  function showRows(shown) {
+  // One page of rows into the table: a <tbody> (a <tbody class="group"> per group on the page).
+  function showRows(view) {
+    var start = (state.page - 1) * PAGE_ROWS;
+    var end = Math.min(view.length, start + PAGE_ROWS);
+    var bodies = [];
     if (!state.group) {
-      place(flatBody, shown.map(rowElement));
-      place(table, [table.tHead, flatBody]);
-      return;
+      var body = document.createElement("tbody");
+      for (var i = start; i < end; i += 1) {
+        body.appendChild(makeRow(view.rows[i], i));
+      }
+      bodies.push(body);
+    } else {
+      var at = 0;
+      view.groups.forEach(function (group) {
+        var from = Math.max(start, at);
+        var to = Math.min(end, at + group.rows.length);
+        if (from < to) {
+          var part = document.createElement("tbody");
+          part.className = "group";
+          part.appendChild(groupHead(group, group.rows.length));
+          for (var j = from; j < to; j += 1) {
+            part.appendChild(makeRow(group.rows[j - at], null));
+          }
+          bodies.push(part);
+        }
+        at += group.rows.length;
+      });
     }
-    var bodies = groupsOf(shown).map(function (group) {
-      var found = groupBody(group.key);
-      found.count.textContent = plural(group.rows.length);
-      place(found.body, [found.head].concat(group.rows.map(rowElement)));
-      return found.body;
-    });
-    place(table, [table.tHead].concat(bodies));
+    Array.prototype.slice.call(table.tBodies).forEach(function (old) { old.remove(); });
+    bodies.forEach(function (part) { table.appendChild(part); });
+    if (state.group) {
+      table.removeAttribute("aria-rowcount");
+    } else {
+      table.setAttribute("aria-rowcount", String(view.length + 1));
+    }
+    showPager(view.length, start, end);
   }
 
-  // The notice of "Comparable to this row": which row, its metric, how many rows share its key.
+  function pageCount(length) {
+    return Math.max(1, Math.ceil(length / PAGE_ROWS));
+  }
+  function showPager(length, start, end) {
+    if (!pager) {
+      return;
+    }
+    var pages = pageCount(length);
+    pager.querySelector(".pages-text").textContent = length === 0 ? "" :
+      "Rows " + (start + 1).toLocaleString("en") + "\u2013" + end.toLocaleString("en") + " of " +
+      length.toLocaleString("en") + " (page " + state.page + " of " + pages + ")";
+    pager.querySelector("[data-page='previous']").disabled = state.page <= 1;
+    pager.querySelector("[data-page='next']").disabled = state.page >= pages;
+  }
+
+  // --- one view: filter, sort, group, then the page of it --------------------------------------------
+  function view() {
+    var shown = matching(sortedRows());
+    if (!state.group) {
+      return { length: shown.length, rows: shown, groups: null, all: shown };
+    }
+    return { length: shown.length, rows: null, groups: grouped(shown), all: shown };
+  }
+
+  function render() {
+    var current = view();
+    state.page = Math.min(state.page, pageCount(current.length));
+    showRows(current);
+    showLike(current.length);
+    explainOrder(current.all);
+    var chosen = ["q"].concat(Object.keys(FILTERS)).filter(function (name) { return state[name]; }).length;
+    if (active) {
+      active.textContent = chosen ? "(" + chosen + " active)" : "";
+    }
+    var said = current.length === total
+      ? "All " + total.toLocaleString("en") + " reported results"
+      : "Showing " + current.length.toLocaleString("en") + " of " + total.toLocaleString("en") + " reported results";
+    count.textContent = said;
+    announce(said);
+    Array.prototype.forEach.call(table.querySelectorAll("th[data-column]"), function (th) {
+      if (th.getAttribute("data-column") === state.sort) {
+        th.setAttribute("aria-sort", state.dir === "desc" ? "descending" : "ascending");
+      } else {
+        th.removeAttribute("aria-sort");
+      }
+    });
+  }
+
+  // The count, said once typing pauses (a screen reader would otherwise read every keystroke's count).
+  var announcing = 0;
+  function announce(text) {
+    if (!status) {
+      return;
+    }
+    clearTimeout(announcing);
+    announcing = setTimeout(function () {
+      status.textContent = text;
+    }, 400);
+  }
+
   function showLike(shown) {
     if (!like) {
       return;
@@ -509,10 +658,21 @@
     if (!state.comparable) {
       return;
     }
-    var members = byKey.get(state.comparable) || [];
-    var origin = members.filter(function (row) { return rowName(row) === state.row; })[0] || members[0];
+    var code = keyCode(state.comparable);
+    var members = [];
+    if (code >= 0) {
+      for (var r = 0; r < total; r += 1) {
+        if (keys.codes[r] === code) {
+          members.push(r);
+        }
+      }
+    }
+    var origin = members.filter(function (row) { return rowName(row) === state.row; })[0];
+    if (origin === undefined) {
+      origin = members[0];
+    }
     likeText.replaceChildren();
-    if (!origin) {
+    if (origin === undefined) {
       likeText.textContent = "No result has the comparison key " + state.comparable + ".";
       likeRemove.setAttribute("aria-label", "Remove the filter by comparison key");
       return;
@@ -527,62 +687,47 @@
     likeRemove.setAttribute("aria-label", "Remove the filter: comparable to " + cell(origin, "label"));
   }
 
-  function render() {
-    var pool = state.comparable ? (byKey.get(state.comparable) || []) : rows;
-    var shown = pool.filter(matches);
-    if (state.sort) {
-      shown.sort(compare);
-    }
-    showRows(shown);
-    showLike(shown.length);
-    explainOrder(shown);
-    var chosen = ["q"].concat(Object.keys(FILTERS)).filter(function (name) { return state[name]; }).length;
-    if (active) {
-      active.textContent = chosen ? "(" + chosen + " active)" : "";
-    }
-    count.textContent = shown.length === rows.length
-      ? "All " + rows.length + " reported results"
-      : "Showing " + shown.length + " of " + rows.length + " reported results";
-    headers.forEach(function (th) {
-      var column = th.getAttribute("data-column");
-      if (column === state.sort) {
-        th.setAttribute("aria-sort", state.dir === "desc" ? "descending" : "ascending");
-      } else {
-        th.removeAttribute("aria-sort");
-      }
-    });
-  }
-
   // Sorting by value orders numbers, not evidence: say so when the rows are not alike.
+  function distinct(name, shown, limit) {
+    var found = column(name);
+    if (found === null) {
+      return 0;
+    }
+    var seen = new Set();
+    for (var i = 0; i < shown.length && seen.size < limit; i += 1) {
+      seen.add(found.codes[shown[i]]);
+    }
+    return seen.size;
+  }
   function explainOrder(shown) {
     if (!note) {
       return;
     }
-    var units = new Set();
-    var metrics = new Set();
-    var records = new Set();
-    var keys = new Set();
-    shown.forEach(function (row) {
-      units.add(cell(row, "unit"));
-      metrics.add(cell(row, "metric"));
-      records.add(cell(row, "source_record_id"));
-      keys.add(row.key);
-    });
-    // rows of one comparison key share their metric and key conditions: only a unit can still differ
-    var oneKey = keys.size === 1 && !keys.has(null);
+    if (state.sort !== "value") {
+      note.hidden = true;
+      note.textContent = "";
+      return;
+    }
+    var seenKeys = new Set();
+    for (var i = 0; i < shown.length && seenKeys.size < 2; i += 1) {
+      seenKeys.add(hasKey(shown[i]) ? keys.codes[shown[i]] : -1);
+    }
+    var oneKey = seenKeys.size === 1 && !seenKeys.has(-1);
     var mixed = [];
-    if (units.size > 1) {
-      mixed.push(units.size + " units");
+    var units = distinct("unit", shown, Infinity);
+    var metrics = distinct("metric", shown, Infinity);
+    var records = distinct("source_record_id", shown, Infinity);
+    if (units > 1) {
+      mixed.push(units + " units");
     }
-    if (metrics.size > 1 && !oneKey) {
-      mixed.push(metrics.size + " metrics");
+    if (metrics > 1 && !oneKey) {
+      mixed.push(metrics + " metrics");
     }
-    if (records.size > 1 && !oneKey) {
-      mixed.push(records.size + " source records");
+    if (records > 1 && !oneKey) {
+      mixed.push(records + " source records");
     }
-    var byNumber = state.sort === "value" && mixed.length > 0;
-    note.hidden = !byNumber;
-    if (!byNumber) {
+    note.hidden = mixed.length === 0;
+    if (mixed.length === 0) {
       note.textContent = "";
     } else if (state.group && !oneKey) {
       note.textContent = "Sorted by number inside each group: the rows of a group share their metric and key " +
@@ -595,7 +740,7 @@
     }
   }
 
-  // "Comparable to this row": the rows of its key, the other filters cleared (Back returns to them).
+  // --- actions -----------------------------------------------------------------------------------------
   function showComparable(row) {
     var left = {};
     Object.keys(state).forEach(function (name) {
@@ -605,8 +750,9 @@
     Object.keys(FILTERS).forEach(function (name) {
       state[name] = "";
     });
-    state.comparable = row.key;
+    state.comparable = cell(row, "comparison_key");
     state.row = rowName(row);
+    state.page = 1;
     before = writeState(true) ? null : left;
     showStateInForm();
     render();
@@ -615,9 +761,8 @@
     }
   }
 
-  // Back to the view before "Comparable to this row", its row's button focused.
   function removeComparable() {
-    var origin = (byKey.get(state.comparable) || []).filter(function (row) { return rowName(row) === state.row; })[0];
+    var origin = state.row;
     if (history.state && history.state.explorerCompared && !before) {
       history.back();  // popstate shows the view before
       return;
@@ -635,11 +780,16 @@
     focusRow(origin);
   }
 
-  function focusRow(row) {
-    if (row && row.element && row.element.isConnected) {
-      var control = row.element.querySelector(".compare");
-      control.focus({ preventScroll: true });
-      control.scrollIntoView({ block: "center" });
+  // The "Comparable to this row" control of the row named ``name``, when it is on the page shown.
+  function focusRow(name) {
+    var controls = table.querySelectorAll("tbody .compare");
+    for (var i = 0; i < controls.length; i += 1) {
+      var row = Number(controls[i].closest("tr").getAttribute("data-row"));
+      if (rowName(row) === name) {
+        controls[i].focus({ preventScroll: true });
+        controls[i].scrollIntoView({ block: "center" });
+        return;
+      }
     }
   }
 
@@ -648,75 +798,87 @@
     Object.keys(FILTERS).forEach(function (name) {
       state[name] = form.elements[name].value;
     });
+    state.page = 1;
     writeState();
     render();
   }
 
-  Object.keys(FILTERS).forEach(fillSelect);
-  form.elements.q.value = state.q;
-  if (groupToggle) {
-    groupToggle.checked = state.group;
-    groupToggle.parentNode.hidden = false;
-    groupToggle.addEventListener("change", function () {
-      state.group = groupToggle.checked;
-      writeState(false);
-      render();
-    });
-  }
-  table.addEventListener("click", function (event) {
-    var control = event.target.closest("a.compare");
-    if (control && event.button === 0 && !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) {
-      event.preventDefault();  // the same view, without loading the page again (a new tab loads it)
-      showComparable(rows[Number(control.getAttribute("data-order"))]);
-    }
-  });
-  if (likeRemove) {
-    likeRemove.addEventListener("click", removeComparable);
-  }
-  window.addEventListener("popstate", function () {
-    var left = state;
-    state = readState();
-    before = null;
+  function start() {
+    Object.keys(FILTERS).forEach(fillSelect);
     showStateInForm();
-    render();
-    if (left.comparable && !state.comparable) {
-      focusRow((byKey.get(left.comparable) || []).filter(function (row) { return rowName(row) === left.row; })[0]);
+    if (groupToggle) {
+      groupToggle.parentNode.hidden = false;
+      groupToggle.addEventListener("change", function () {
+        state.group = groupToggle.checked;
+        state.page = 1;
+        writeState(false);
+        render();
+      });
     }
-  });
-  form.addEventListener("input", update);
-  form.addEventListener("change", update);
-  form.addEventListener("submit", function (event) {
-    event.preventDefault();
-  });
-  form.addEventListener("reset", function () {
-    state.comparable = "";  // "Clear filters" clears "Comparable to this row" too
-    state.row = "";
-    setTimeout(update, 0);  // after the browser has cleared the fields
-  });
-  headers.forEach(function (th) {
-    th.querySelector("button").addEventListener("click", function () {
-      var column = th.getAttribute("data-column");
-      if (state.sort === column) {
-        state.dir = state.dir === "asc" ? "desc" : "asc";
-      } else {
-        state.sort = column;
-        state.dir = NUMERIC.has(column) ? "desc" : "asc";
+    table.addEventListener("click", function (event) {
+      var control = event.target.closest("a.compare");
+      if (control && event.button === 0 && !(event.ctrlKey || event.metaKey || event.shiftKey || event.altKey)) {
+        event.preventDefault();  // the same view, without loading the page again (a new tab loads it)
+        showComparable(Number(control.getAttribute("data-row")));
       }
-      writeState();
-      render();
     });
-  });
-  if (box) {
-    box.hidden = false;
-    // On a phone the filters fold away until asked for, unless a shared address set some.
-    var anyChosen = ["q"].concat(Object.keys(FILTERS)).some(function (name) { return state[name]; });
-    if (window.matchMedia("(max-width: 480px)").matches && !anyChosen) {
-      box.open = false;
+    if (likeRemove) {
+      likeRemove.addEventListener("click", removeComparable);
+    }
+    window.addEventListener("popstate", function () {
+      var left = state;
+      state = readState();
+      before = null;
+      showStateInForm();
+      render();
+      if (left.comparable && !state.comparable) {
+        focusRow(left.row);
+      }
+    });
+    form.addEventListener("input", update);
+    form.addEventListener("change", update);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+    });
+    form.addEventListener("reset", function () {
+      state.comparable = "";  // "Clear filters" clears "Comparable to this row" too
+      state.row = "";
+      setTimeout(update, 0);  // after the browser has cleared the fields
+    });
+    Array.prototype.forEach.call(table.querySelectorAll("th[data-column]"), function (th) {
+      th.querySelector("button").addEventListener("click", function () {
+        var name = th.getAttribute("data-column");
+        if (state.sort === name) {
+          state.dir = state.dir === "asc" ? "desc" : "asc";
+        } else {
+          state.sort = name;
+          state.dir = NUMERIC.has(name) ? "desc" : "asc";
+        }
+        state.page = 1;
+        writeState();
+        render();
+      });
+    });
+    if (pager) {
+      pager.addEventListener("click", function (event) {
+        var button = event.target.closest("button[data-page]");
+        if (!button || button.disabled) {
+          return;
+        }
+        state.page += button.getAttribute("data-page") === "next" ? 1 : -1;
+        writeState();
+        render();
+        table.parentNode.scrollTop = 0;
+      });
+    }
+    if (box) {
+      box.hidden = false;
+    }
+    render();
+    if (window.evidencepress) {
+      window.evidencepress.markScrollable(table.parentNode);
     }
   }
-  table.parentNode.hidden = false;
-  render();
-  if (window.evidencepress) {
-    window.evidencepress.markScrollable(table.parentNode);
-  }
+
+  start();
 })();

@@ -6,12 +6,14 @@ site paths (``/guides/a/``), so the bytes do not depend on base_url: a reader
 joins them to ``base_url`` (given in catalog.json), the explorer resolves them
 relative to itself. catalog.json and datapackage.json (which names each
 article's CSV by its URL) are the two that name ``base_url``. ``results.js`` carries the same rows for the explorer,
-because a browser refuses ``fetch()`` of a local file but runs ``<script src>``.
+column by column (``results_script``), as a script: a browser refuses ``fetch()`` of a local file but
+runs ``<script src>``.
 """
 
 from __future__ import annotations
 
 import json
+from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -72,20 +74,29 @@ def results_json(table: ResultTable) -> Iterator[bytes]:
 
 
 def results_script(index: SiteIndex, rules: Rules) -> Iterator[bytes]:
-    """The explorer's rows: every cell as display text (the authored literal; null stays null),
-    plus the titles of the pages and records the rows link to and the key conditions of each
-    metric of the rows (``key_conditions``: what a comparison key stands for, in key order).
-    Written a few thousand rows at a time: a site of thousands of results would otherwise hold
-    millions of cells at once."""
-    columns = json.dumps(list(index.results.columns), ensure_ascii=False)
-    yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"columns": {columns}, "rows": [')
-    lead = ""
+    """The explorer's data, by column (``format`` 2): each column's distinct cell texts (the authored
+    literal; null stays null) in the order they first appear, and each row's position in that list as
+    ``width`` characters of ``CODE_DIGITS`` (base 64, most significant first), one string per column.
+    A browser then filters and sorts arrays of small integers, never one object per row, and a column
+    of 100,000 rows that holds a few values is a string of 100,000 characters. Also the titles of the
+    pages and records the rows link to and the key conditions of each metric of the rows
+    (``key_conditions``: what a comparison key stands for, in key order). Written a column at a time."""
+    table = index.results
+    columns = json.dumps(list(table.columns), ensure_ascii=False)
+    yield _script_text(f'window.{RESULTS_JS_GLOBAL} = {{"format": 2, "count": {len(table.rows)}, '
+                       f'"columns": {columns}, "code_digits": "{CODE_DIGITS}", "dictionaries": [')
+    coded = [_ColumnCodes() for _ in table.columns]
     metrics: dict[str, None] = {}
-    for batch in batches(index.results.rows):
-        cells = [row.texts for row in batch]
+    for batch in batches(table.rows):
+        for row in batch:
+            for column, text in zip(coded, row.texts, strict=True):
+                column.add(text)
         metrics.update((metric, None) for row in batch if isinstance(metric := row.get("metric"), str))
-        yield _script_text(lead + json.dumps(cells, ensure_ascii=False)[1:-1])  # the rows, without the brackets
-        lead = ", "
+    for number, column in enumerate(coded):
+        yield _script_text(("" if number == 0 else ", ") + json.dumps(list(column.values), ensure_ascii=False))
+    yield b'], "widths": ' + json.dumps([column.width for column in coded]).encode() + b', "codes": ['
+    for number, column in enumerate(coded):
+        yield (b"" if number == 0 else b", ") + b'"' + column.text().encode() + b'"'
     pages = {e.page.url: e.page.front.title for e in sorted(index.entries, key=lambda e: e.page.url)}
     records = {r.id: r.title for r in index.records}
     keys = {metric: list(rules.keys_of(metric)) for metric in sorted(metrics)}
@@ -93,6 +104,48 @@ def results_script(index: SiteIndex, rules: Rules) -> Iterator[bytes]:
                        f'"records": {json.dumps(records, ensure_ascii=False)}, '
                        f'"checks": {json.dumps(state_names(), ensure_ascii=False)}, '
                        f'"key_conditions": {json.dumps(keys, ensure_ascii=False)}}};\n')
+
+
+CODE_DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+
+class _ColumnCodes:
+    """One column of the explorer's data: its distinct texts and each row's position among them."""
+
+    def __init__(self) -> None:
+        self.values: dict[str | None, int] = {}
+        self.codes = array("I")
+
+    def add(self, text: str | None) -> None:
+        code = self.values.get(text)
+        if code is None:
+            code = self.values[text] = len(self.values)
+        self.codes.append(code)
+
+    @property
+    def width(self) -> int:
+        """Base-64 digits per row: enough for the largest position (one at least)."""
+        width, reach = 1, len(CODE_DIGITS)
+        while reach < len(self.values):
+            width, reach = width + 1, reach * len(CODE_DIGITS)
+        return width
+
+    def text(self) -> str:
+        base, width = len(CODE_DIGITS), self.width
+        if width == 1:
+            return "".join(CODE_DIGITS[code] for code in self.codes)
+        digits = [CODE_DIGITS[a] + CODE_DIGITS[b] for a in range(base) for b in range(base)]
+        if width == 2:
+            return "".join(digits[code] for code in self.codes)
+        return "".join(_digits(code, width) for code in self.codes)
+
+
+def _digits(code: int, width: int) -> str:
+    out = []
+    for _ in range(width):
+        code, digit = divmod(code, len(CODE_DIGITS))
+        out.append(CODE_DIGITS[digit])
+    return "".join(reversed(out))
 
 
 def _script_text(text: str) -> bytes:

@@ -33,8 +33,9 @@ from evidencepress.core import jsontext  # noqa: E402
 from evidencepress.output.data import results_script  # noqa: E402
 from evidencepress.site.dataset import ResultRow  # noqa: E402
 
+REV = "abcdef" * 6 + "abcd"  # no digit: a typed number finds values, labels and lines, not the revision
 PHONE = {"width": 375, "height": 812}
-KEYS = "cell 1"  # typed one character at a time into the "Contains" box
+KEYS = "kimi 42"  # typed one character at a time into the "Contains" box: each narrows the rows
 
 
 def built_site(scratch: Path) -> Path:
@@ -58,7 +59,7 @@ def synthetic_rows(out: Path, count: int) -> list[ResultRow]:
             "page": f"/guides/synthetic-{article:04d}/", "source_record_id": f"record-{article % 5}",
             "label": f"Cell {number % 20} run {number}", "result_id": f"cell-{number % 20}-run-{number}",
             "value": jsontext.parse_float(f"{(number * 7919) % 100000 / 100:.2f}"),
-            "evidence_url": f"https://github.com/example/bench/blob/{'a' * 40}/README.md#L{number + 1}",
+            "evidence_url": f"https://github.com/example/bench-{article}/blob/{REV}/README.md#L{number % 20 + 1}",
             "conditions.model": models[number % 4], "conditions.engine": engines[(number // 3) % 4],
             "conditions.concurrency": 1 + number % 16, "comparison_key": f"k{number % 997:04x}" if number % 5 else None,
         })

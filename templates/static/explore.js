@@ -72,7 +72,7 @@
     record: "source_record_id",
     verification: "verification"
   };
-  var PAGE_ROWS = 100;  // rows in the document at once
+  var PAGE_ROWS = 50;  // rows in the document at once
   var CHECKS = data.checks || {};
   var NUMERIC = new Set(["value", "conditions.concurrency"]);
   var NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
@@ -97,7 +97,7 @@
     if (!decoded[index]) {
       var text = data.codes[index];
       var width = data.widths[index];
-      var codes = new Uint32Array(total);
+      var codes = width === 1 ? new Uint8Array(total) : (width === 2 ? new Uint16Array(total) : new Uint32Array(total));
       for (var r = 0, at = 0; r < total; r += 1) {
         var value = 0;
         for (var k = 0; k < width; k += 1, at += 1) {
@@ -106,6 +106,7 @@
         codes[r] = value;
       }
       decoded[index] = codes;
+      data.codes[index] = null;  // the text is not needed again
     }
     return decoded[index];
   }
@@ -127,8 +128,11 @@
     var url = root + String(path).replace(/^\//, "");
     return window.evidencepress ? window.evidencepress.href(url) : url;
   }
+  function counted(n) {
+    return forReading(String(n));
+  }
   function plural(n) {
-    return n.toLocaleString("en") + (n === 1 ? " result" : " results");
+    return counted(n) + (n === 1 ? " result" : " results");
   }
   function hasKey(row) {
     return keys !== null && keys.values[keys.codes[row]] !== null;
@@ -259,21 +263,45 @@
     return lowered[index];
   }
   // For one word: the columns where it occurs, each with a byte per dictionary position (1: occurs).
+  // A word that contains a word met before (typing "cel", then
+  // "cell") looks only at the positions where that one occurs.
+  var searched = new Map();
   function wordHits(word) {
+    if (searched.has(word)) {
+      return searched.get(word);
+    }
+    var narrower = null;
+    searched.forEach(function (hits, known) {
+      if (word.indexOf(known) >= 0 && (narrower === null || hits.size < narrower.size)) {
+        narrower = hits;
+      }
+    });
+    var from = narrower === null ? null : new Map(narrower.map(function (hit) { return [hit.index, hit.marks]; }));
     var hits = [];
+    hits.size = 0;
     for (var index = 0; index < data.columns.length; index += 1) {
+      if (from !== null && !from.has(index)) {
+        continue;
+      }
       var texts = lowerTexts(index);
-      var marks = null;
+      var before = from === null ? null : from.get(index);
+      var marks = new Uint8Array(texts.length);
+      var found = 0;
       for (var code = 0; code < texts.length; code += 1) {
-        if (texts[code].indexOf(word) >= 0) {
-          marks = marks || new Uint8Array(texts.length);
+        if ((before === null || before[code] === 1) && texts[code].indexOf(word) >= 0) {
           marks[code] = 1;
+          found += 1;
         }
       }
-      if (marks !== null) {
-        hits.push({ codes: codesOf(index), marks: marks });
+      if (found > 0) {
+        hits.push({ index: index, codes: codesOf(index), marks: marks, all: found === texts.length });
+        hits.size += found;
       }
     }
+    if (searched.size > 64) {
+      searched.clear();
+    }
+    searched.set(word, hits);
     return hits;
   }
   function selectedFilters() {
@@ -291,7 +319,13 @@
   }
   function matching(order) {
     var chosen = selectedFilters();
-    var words = state.q.toLowerCase().split(/\s+/).filter(Boolean).map(wordHits);
+    // a word found in every text of a column is in every row: it filters nothing
+    var words = state.q.toLowerCase().split(/\s+/).filter(Boolean).map(wordHits).filter(function (hits) {
+      return !hits.some(function (hit) { return hit.all; });
+    });
+    if (chosen.length === 0 && words.length === 0) {
+      return order;  // every row, as sorted
+    }
     var shown = new Uint32Array(order.length);
     var n = 0;
     rows: for (var i = 0; i < order.length; i += 1) {
@@ -324,36 +358,129 @@
   }
   var ranks = new Map();
   var orders = new Map();
-  function rankOf(name) {
-    if (!ranks.has(name)) {
+  var plans = new Map();
+  // A column's texts in sort order, in steps: a merge sort that can stop after any merge and go on later.
+  function sortInSteps(items, compare) {
+    var source = items.slice();
+    var target = new Array(items.length);
+    var width = 1;
+    var low = 0;
+    function merge(low, middle, high) {
+      if (middle >= high || compare(source[middle - 1], source[middle]) <= 0) {
+        for (var c = low; c < high; c += 1) {
+          target[c] = source[c];  // in order already (results.js lists each column's texts nearly sorted)
+        }
+        return;
+      }
+      var i = low;
+      var j = middle;
+      for (var k = low; k < high; k += 1) {
+        if (i < middle && (j >= high || compare(source[i], source[j]) <= 0)) {
+          target[k] = source[i];
+          i += 1;
+        } else {
+          target[k] = source[j];
+          j += 1;
+        }
+      }
+    }
+    return {
+      step: function (budget) {  // milliseconds; true when sorted
+        var until = performance.now() + budget;
+        while (width < source.length) {
+          while (low < source.length) {
+            var middle = Math.min(low + width, source.length);
+            var high = Math.min(low + 2 * width, source.length);
+            merge(low, middle, high);
+            low = high;
+            if (performance.now() > until) {
+              return false;
+            }
+          }
+          var swap = source;
+          source = target;
+          target = swap;
+          width *= 2;
+          low = 0;
+        }
+        return true;
+      },
+      result: function () { return source; }
+    };
+  }
+  // How a column's texts compare: numbers (of a numeric column) before words, words as people sort
+  // them ("run 9" before "run 10"), an article by its title.
+  function rankPlan(name) {
+    if (!plans.has(name)) {
       var found = column(name);
       var values = found.values;
       var numbers = values.map(function (value) {
         return value !== null && NUMERIC.has(name) && NUMBER.test(value) ? parseFloat(value) : NaN;
       });
       var texts = name === "page" ? values.map(function (v) { return v === null ? null : pageTitle(v); }) : values;
-      function compare(a, b) {
+      var compare = function (a, b) {
         var x = numbers[a];
         var y = numbers[b];
         if (!isNaN(x) || !isNaN(y)) {
-          return isNaN(x) ? 1 : (isNaN(y) ? -1 : x - y);  // numbers before words
+          return isNaN(x) ? 1 : (isNaN(y) ? -1 : x - y);
         }
         return collator.compare(texts[a], texts[b]);
-      }
+      };
       var positions = [];
       values.forEach(function (value, code) {
         if (value !== null) {
           positions.push(code);
         }
       });
-      positions.sort(compare);
-      var rank = new Uint32Array(values.length).fill(positions.length);  // null: after every text
+      plans.set(name, { found: found, compare: compare, job: sortInSteps(positions, compare) });
+    }
+    return plans.get(name);
+  }
+  // Each text's rank in its column (equal texts, equal ranks; null after every text).
+  function rankOf(name) {
+    if (!ranks.has(name)) {
+      var plan = rankPlan(name);
+      plan.job.step(Infinity);
+      var positions = plan.job.result();
+      var rank = new Uint32Array(plan.found.values.length).fill(positions.length);
       positions.forEach(function (code, at) {
-        rank[code] = at > 0 && compare(positions[at - 1], code) === 0 ? rank[positions[at - 1]] : at;
+        rank[code] = at > 0 && plan.compare(positions[at - 1], code) === 0 ? rank[positions[at - 1]] : at;
       });
-      ranks.set(name, { rank: rank, nulls: positions.length, codes: found.codes });
+      ranks.set(name, { rank: rank, nulls: positions.length, codes: plan.found.codes });
+      plans.delete(name);
     }
     return ranks.get(name);
+  }
+  // After the first page is shown: the sort order of every sortable column and the texts a search
+  // reads, a few milliseconds at a time, so that no click or keystroke waits for them later.
+  function prepareInSteps() {
+    var work = [];
+    Array.prototype.forEach.call(table.querySelectorAll("th[data-column]"), function (th) {
+      var name = th.getAttribute("data-column");
+      if (columnIndex.has(name)) {
+        work.push(function () {
+          return ranks.has(name) || rankPlan(name).job.step(8) && (rankOf(name), true);
+        });
+      }
+    });
+    data.columns.forEach(function (name, index) {
+      work.push(function () {
+        lowerTexts(index);
+        return true;
+      });
+    });
+    function next() {
+      var started = performance.now();
+      while (work.length > 0 && performance.now() - started < 10) {
+        if (work[0]()) {
+          work.shift();
+        }
+      }
+      if (work.length > 0) {
+        setTimeout(next, 0);
+      }
+    }
+    setTimeout(next, 0);
   }
   // Every row in the order of a column (not reported last either way; equal values in table order).
   function orderBy(name, dir) {
@@ -552,10 +679,20 @@
     return tr;
   }
 
-  // One page of rows into the table: a <tbody> (a <tbody class="group"> per group on the page).
+  // One page of rows into the table: a <tbody> (a <tbody class="group"> per group on the page),
+  // unless the page holds the rows it holds already (a keystroke that changed nothing on it).
+  var shownPage = "";
+  function pageKey(view, start, end) {
+    return [start, view.length].concat(Array.prototype.slice.call(view.rows, start, end)).join(" ");
+  }
   function showRows(view) {
     var start = (state.page - 1) * PAGE_ROWS;
     var end = Math.min(view.length, start + PAGE_ROWS);
+    var key = state.group ? "" : pageKey(view, start, end);
+    if (key !== "" && key === shownPage) {
+      return;
+    }
+    shownPage = key;
     var bodies = [];
     if (!state.group) {
       var body = document.createElement("tbody");
@@ -599,8 +736,8 @@
     }
     var pages = pageCount(length);
     pager.querySelector(".pages-text").textContent = length === 0 ? "" :
-      "Rows " + (start + 1).toLocaleString("en") + "\u2013" + end.toLocaleString("en") + " of " +
-      length.toLocaleString("en") + " (page " + state.page + " of " + pages + ")";
+      "Rows " + counted(start + 1) + "\u2013" + counted(end) + " of " +
+      counted(length) + " (page " + state.page + " of " + pages + ")";
     pager.querySelector("[data-page='previous']").disabled = state.page <= 1;
     pager.querySelector("[data-page='next']").disabled = state.page >= pages;
   }
@@ -625,8 +762,8 @@
       active.textContent = chosen ? "(" + chosen + " active)" : "";
     }
     var said = current.length === total
-      ? "All " + total.toLocaleString("en") + " reported results"
-      : "Showing " + current.length.toLocaleString("en") + " of " + total.toLocaleString("en") + " reported results";
+      ? "All " + counted(total) + " reported results"
+      : "Showing " + counted(current.length) + " of " + counted(total) + " reported results";
     count.textContent = said;
     announce(said);
     Array.prototype.forEach.call(table.querySelectorAll("th[data-column]"), function (th) {
@@ -803,9 +940,9 @@
     render();
   }
 
+  // Listeners first; then, each in a task of its own (no long task on a slow phone): the filters'
+  // options, the first page of rows, and the work that later clicks and keystrokes would wait for.
   function start() {
-    Object.keys(FILTERS).forEach(fillSelect);
-    showStateInForm();
     if (groupToggle) {
       groupToggle.parentNode.hidden = false;
       groupToggle.addEventListener("change", function () {
@@ -874,10 +1011,17 @@
     if (box) {
       box.hidden = false;
     }
-    render();
-    if (window.evidencepress) {
-      window.evidencepress.markScrollable(table.parentNode);
-    }
+    setTimeout(function () {
+      Object.keys(FILTERS).forEach(fillSelect);
+      showStateInForm();
+      setTimeout(function () {
+        render();
+        if (window.evidencepress) {
+          window.evidencepress.markScrollable(table.parentNode);
+        }
+        prepareInSteps();
+      }, 0);
+    }, 0);
   }
 
   start();

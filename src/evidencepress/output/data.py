@@ -13,6 +13,7 @@ runs ``<script src>``.
 from __future__ import annotations
 
 import json
+import re
 from array import array
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -75,11 +76,12 @@ def results_json(table: ResultTable) -> Iterator[bytes]:
 
 def results_script(index: SiteIndex, rules: Rules) -> Iterator[bytes]:
     """The explorer's data, by column (``format`` 2): each column's distinct cell texts (the authored
-    literal; null stays null) in the order they first appear, and each row's position in that list as
+    literal; null stays null) in natural order (``_natural``), and each row's position in that list as
     ``width`` characters of ``CODE_DIGITS`` (base 64, most significant first), one string per column.
     A browser then filters and sorts arrays of small integers, never one object per row, and a column
-    of 100,000 rows that holds a few values is a string of 100,000 characters. Also the titles of the
-    pages and records the rows link to and the key conditions of each metric of the rows
+    of 100,000 rows that holds a few values is a string of 100,000 characters. ``evidence_url`` is
+    shown nowhere, only searched: it is the document without its ``#`` line anchor (a few per source,
+    not one per row). Also the titles of the pages and records the rows link to and the key conditions of each metric of the rows
     (``key_conditions``: what a comparison key stands for, in key order). Written a column at a time."""
     table = index.results
     columns = json.dumps(list(table.columns), ensure_ascii=False)
@@ -87,12 +89,17 @@ def results_script(index: SiteIndex, rules: Rules) -> Iterator[bytes]:
                        f'"columns": {columns}, "code_digits": "{CODE_DIGITS}", "dictionaries": [')
     coded = [_ColumnCodes() for _ in table.columns]
     metrics: dict[str, None] = {}
+    evidence = table.columns.index("evidence_url") if "evidence_url" in table.columns else -1
     for batch in batches(table.rows):
         for row in batch:
-            for column, text in zip(coded, row.texts, strict=True):
+            texts = row.texts
+            if evidence >= 0 and texts[evidence] is not None:
+                texts[evidence] = texts[evidence].split("#", 1)[0]  # type: ignore[union-attr]
+            for column, text in zip(coded, texts, strict=True):
                 column.add(text)
         metrics.update((metric, None) for row in batch if isinstance(metric := row.get("metric"), str))
     for number, column in enumerate(coded):
+        column.sort()
         yield _script_text(("" if number == 0 else ", ") + json.dumps(list(column.values), ensure_ascii=False))
     yield b'], "widths": ' + json.dumps([column.width for column in coded]).encode() + b', "codes": ['
     for number, column in enumerate(coded):
@@ -130,6 +137,16 @@ class _ColumnCodes:
             width, reach = width + 1, reach * len(CODE_DIGITS)
         return width
 
+    def sort(self) -> None:
+        """The texts in natural order (the explorer's sort then finds them in order, or nearly: a
+        browser's collation has the last word), positions renumbered; null last."""
+        ordered = sorted(self.values, key=_natural)
+        renumbered = array("I", [0] * len(ordered))
+        for new, value in enumerate(ordered):
+            renumbered[self.values[value]] = new
+        self.values = {value: new for new, value in enumerate(ordered)}
+        self.codes = array("I", (renumbered[code] for code in self.codes))
+
     def text(self) -> str:
         base, width = len(CODE_DIGITS), self.width
         if width == 1:
@@ -138,6 +155,17 @@ class _ColumnCodes:
         if width == 2:
             return "".join(digits[code] for code in self.codes)
         return "".join(_digits(code, width) for code in self.codes)
+
+
+_NUMBER_RUN = re.compile(r"(\d+)")
+
+
+def _natural(text: str | None) -> tuple[int, tuple[tuple[int, int, str], ...], str]:
+    """A sort key: case folded, runs of digits by their number ("run 9" before "run 10"), null last."""
+    if text is None:
+        return (1, (), "")
+    parts = _NUMBER_RUN.split(text.casefold())
+    return (0, tuple((0, int(part), "") if index % 2 else (1, 0, part) for index, part in enumerate(parts)), text)
 
 
 def _digits(code: int, width: int) -> str:

@@ -1,4 +1,12 @@
-/* The search page: Pagefind's UI over the index built with the site (pagefind/). */
+/* The search page: Pagefind's UI over the index built with the site (pagefind/).
+ *
+ * Three things Pagefind's UI leaves to the page: its input gets the page's <label> (the template's,
+ * visually hidden; Pagefind names it only by a title), its count of results is said once typing pauses
+ * (the template's status region), and the search a shared address asks for (?q=) runs only when
+ * every filter has loaded. Pagefind loads each filter's file on its own; a search that ends before
+ * one of them has loaded lists that filter nowhere (the Engine filter missing on some loads), and the
+ * UI keeps the filters of that search.
+ */
 (function () {
   "use strict";
   var host = document.getElementById("search");
@@ -6,6 +14,8 @@
     return;
   }
   var offline = document.getElementById("search-offline");
+  var status = document.getElementById("search-status");
+  var label = document.getElementById("search-label");
   function unavailable() {
     if (offline) {
       offline.hidden = false;
@@ -18,6 +28,39 @@
   }
   var bundle = new URL(host.getAttribute("data-bundle"), location.href).href;
   var baseUrl = new URL(host.getAttribute("data-root"), location.href).pathname;
+
+  function labelInput() {
+    var input = host.querySelector(".pagefind-ui__search-input");
+    if (input && label) {
+      input.id = label.htmlFor;
+    }
+  }
+
+  // The UI's message ("12 results for kimi"), said by the status region once it has settled.
+  function announceCounts() {
+    if (!status) {
+      return;
+    }
+    var waiting = 0;
+    new MutationObserver(function () {
+      clearTimeout(waiting);
+      waiting = setTimeout(function () {
+        var message = host.querySelector(".pagefind-ui__message");
+        var text = message ? message.textContent.trim() : "";
+        if (text !== status.textContent) {
+          status.textContent = text;
+        }
+      }, 500);
+    }).observe(host, { childList: true, subtree: true, characterData: true });
+  }
+
+  // Every filter's file, loaded through the same module the UI imports (one instance per URL).
+  function filtersLoaded() {
+    return import(bundle + "pagefind.js").then(function (pagefind) {
+      return pagefind.filters();
+    });
+  }
+
   var style = document.createElement("link");
   style.rel = "stylesheet";
   style.href = bundle + "pagefind-ui.css";
@@ -42,10 +85,18 @@
         return term;
       }
     });
+    labelInput();
+    announceCounts();
     var query = new URLSearchParams(location.search).get("q");
-    if (query) {
-      ui.triggerSearch(query);
-    }
+    filtersLoaded().then(function () {
+      if (query) {
+        ui.triggerSearch(query);
+      }
+    }, function () {
+      if (query) {
+        ui.triggerSearch(query);  // the search says what went wrong
+      }
+    });
   };
   document.body.appendChild(script);
 })();

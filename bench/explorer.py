@@ -12,7 +12,6 @@ over RESULTS / 20 articles and five records. Figures are printed as one line eac
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -26,12 +25,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent / "tests")]
 
-from browserkit import ARGS, CHROMIUM, served  # noqa: E402
-from corpus import make_corpus  # noqa: E402
+from browserkit import ARGS, CHROMIUM, served
+from corpus import make_corpus
 
-from evidencepress.core import jsontext  # noqa: E402
-from evidencepress.output.data import results_script  # noqa: E402
-from evidencepress.site.dataset import ResultRow  # noqa: E402
+from evidencepress.core import jsontext
+from evidencepress.output.data import results_script
+from evidencepress.site.dataset import ResultRow
 
 REV = "abcdef" * 6 + "abcd"  # no digit: a typed number finds values, labels and lines, not the revision
 PHONE = {"width": 375, "height": 812}

@@ -136,7 +136,7 @@ def desktop(browser: Any, url: str) -> dict[str, Any]:
     return {"interactive_s": round(interactive, 2), "keystroke_ms_median": round(statistics.median(keys), 1),
             "keystroke_ms_max": round(max(keys), 1), "clear_ms": round(clear, 1), "filter_ms": round(choose, 1),
             "sort_ms_max": round(max(sorts), 1), "js_heap_mib": round(metrics["JSHeapUsedSize"] / 2**20, 1),
-            "dom_elements": elements, "renderer_rss_mib": round(rss / 1024)}
+            "dom_elements": elements, "keystrokes_ms": [round(k) for k in keys], "sorts_ms": [round(t) for t in sorts], "renderer_rss_mib": round(rss / 1024)}
 
 
 OBSERVE = """

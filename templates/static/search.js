@@ -32,7 +32,8 @@
   function labelInput() {
     var input = host.querySelector(".pagefind-ui__search-input");
     if (input && label) {
-      input.id = label.htmlFor;
+      input.id = label.getAttribute("data-for");  // the label names it once it is there (valid HTML before)
+      label.htmlFor = input.id;
     }
   }
 

@@ -97,7 +97,7 @@
     if (!decoded[index]) {
       var text = data.codes[index];
       var width = data.widths[index];
-      var codes = width === 1 ? new Uint8Array(total) : (width === 2 ? new Uint16Array(total) : new Uint32Array(total));
+      var codes = new Uint32Array(total);  // one array type everywhere: the loops over rows stay fast
       for (var r = 0, at = 0; r < total; r += 1) {
         var value = 0;
         for (var k = 0; k < width; k += 1, at += 1) {
@@ -279,6 +279,7 @@
     var from = narrower === null ? null : new Map(narrower.map(function (hit) { return [hit.index, hit.marks]; }));
     var hits = [];
     hits.size = 0;
+    hits.rows = null;  // a byte per row (1: the word is in the row), made when first filtered by
     for (var index = 0; index < data.columns.length; index += 1) {
       if (from !== null && !from.has(index)) {
         continue;
@@ -304,6 +305,21 @@
     searched.set(word, hits);
     return hits;
   }
+  // The rows where a word occurs: each column where it does, over every row, once per word.
+  function rowsWith(hits) {
+    if (hits.rows === null) {
+      var rows = new Uint8Array(total);
+      hits.forEach(function (hit) {
+        var codes = hit.codes;
+        var marks = hit.marks;
+        for (var r = 0; r < total; r += 1) {
+          rows[r] |= marks[codes[r]];
+        }
+      });
+      hits.rows = rows;
+    }
+    return hits.rows;
+  }
   function selectedFilters() {
     var chosen = [];
     Object.keys(FILTERS).forEach(function (name) {
@@ -322,7 +338,7 @@
     // a word found in every text of a column is in every row: it filters nothing
     var words = state.q.toLowerCase().split(/\s+/).filter(Boolean).map(wordHits).filter(function (hits) {
       return !hits.some(function (hit) { return hit.all; });
-    });
+    }).map(rowsWith);
     if (chosen.length === 0 && words.length === 0) {
       return order;  // every row, as sorted
     }
@@ -336,12 +352,7 @@
         }
       }
       for (var w = 0; w < words.length; w += 1) {
-        var hits = words[w];
-        var found = false;
-        for (var h = 0; h < hits.length && !found; h += 1) {
-          found = hits[h].marks[hits[h].codes[row]] === 1;
-        }
-        if (!found) {
+        if (words[w][row] === 0) {
           continue rows;
         }
       }
@@ -365,34 +376,49 @@
     var target = new Array(items.length);
     var width = 1;
     var low = 0;
-    function merge(low, middle, high) {
+    var merging = null;  // the merge under way: {k, i, j, middle, high}
+    function begin() {
+      var middle = Math.min(low + width, source.length);
+      var high = Math.min(low + 2 * width, source.length);
       if (middle >= high || compare(source[middle - 1], source[middle]) <= 0) {
         for (var c = low; c < high; c += 1) {
           target[c] = source[c];  // in order already (results.js lists each column's texts nearly sorted)
         }
+        low = high;
         return;
       }
-      var i = low;
-      var j = middle;
-      for (var k = low; k < high; k += 1) {
-        if (i < middle && (j >= high || compare(source[i], source[j]) <= 0)) {
-          target[k] = source[i];
-          i += 1;
-        } else {
-          target[k] = source[j];
-          j += 1;
+      merging = { k: low, i: low, j: middle, middle: middle, high: high };
+    }
+    function go(until) {  // false when the time ran out first
+      var m = merging;
+      while (m.k < m.high) {
+        if ((m.k & 1023) === 0 && performance.now() > until) {
+          return false;
         }
+        if (m.i < m.middle && (m.j >= m.high || compare(source[m.i], source[m.j]) <= 0)) {
+          target[m.k] = source[m.i];
+          m.i += 1;
+        } else {
+          target[m.k] = source[m.j];
+          m.j += 1;
+        }
+        m.k += 1;
       }
+      low = m.high;
+      merging = null;
+      return true;
     }
     return {
       step: function (budget) {  // milliseconds; true when sorted
         var until = performance.now() + budget;
         while (width < source.length) {
-          while (low < source.length) {
-            var middle = Math.min(low + width, source.length);
-            var high = Math.min(low + 2 * width, source.length);
-            merge(low, middle, high);
-            low = high;
+          while (low < source.length || merging !== null) {
+            if (merging === null) {
+              begin();
+            }
+            if (merging !== null && !go(until)) {
+              return false;
+            }
             if (performance.now() > until) {
               return false;
             }

@@ -164,9 +164,13 @@ def test_results_js_carries_the_same_rows_for_the_explorer(built: dict[str, byte
     script = text(built, "data/results.js")
     assert script.startswith("window.EVIDENCEPRESS_RESULTS = {") and script.endswith("};\n")
     document = json.loads(script[len("window.EVIDENCEPRESS_RESULTS = "):-2])
-    assert len(document["rows"]) == 4
+    assert document["count"] == 4 and document["format"] == 2  # by column: texts, and each row's position
     value = document["columns"].index("value")
-    assert document["rows"][2][value] == "22.50"  # the literal as text, not 22.5
+    width, digits = document["widths"][value], document["code_digits"]
+    position = 0
+    for digit in document["codes"][value][2 * width:3 * width]:
+        position = position * 64 + digits.index(digit)
+    assert document["dictionaries"][value][position] == "22.50"  # the literal as text, not 22.5
     assert document["pages"]["/guides/a/"] == "Article A"
     assert document["records"] == {"example-record": "example-record", "shared-record": "shared-record"}
 

@@ -5,7 +5,9 @@ article cites in its vault (``sources/``: every value on the line it cites),
 so that ``check`` and ``build`` verify every value. ``as_hugo``, ``as_pelican`` and
 ``as_mkdocs`` write the same Markdown bodies (export and chart fences stay in
 as code blocks) in the layout each of those generators expects, so that one
-bench run times all four on the same text.
+bench run times all four on the same text. ``make_real_corpus`` is the example
+site's own articles, records and charts, copied N times (each copy citing
+records of its own), for the shape of a real site at scale.
 """
 
 from __future__ import annotations
@@ -97,6 +99,27 @@ def make_corpus(target: Path, articles: int, results: int = 20, charts: int = 1,
         text, document = _article(rng, number, results, charts)
         (target / f"content/guides/synthetic-{number:04d}.md").write_text(text)
         (target / "sources" / hashlib.sha256(document).hexdigest()).write_bytes(document)
+    return target
+
+
+RECORD_ID = re.compile(r'("source_record_id": "|source_record_id: |/community/)([a-z0-9-]+)')
+
+
+def make_real_corpus(target: Path, copies: int = 40) -> Path:
+    """The example site (``content/``, ``schema/``, ``templates/``, ``site.toml``) with every article and
+    record prose page copied ``copies`` times: copy k's files end in ``-xk`` and cite records ``<id>-xk``
+    of their own, so the site has ``copies`` times the articles, the records and the charts."""
+    if target.exists():
+        shutil.rmtree(target)
+    for name in ("content", "schema", "templates", "static"):
+        if (REPO / name).exists():
+            shutil.copytree(REPO / name, target / name)
+    shutil.copy(REPO / "site.toml", target / "site.toml")
+    originals = sorted(path for path in (target / "content").rglob("*.md") if path.parent != target / "content")
+    for copy in range(1, copies):
+        for path in originals:
+            text = RECORD_ID.sub(rf"\1\2-x{copy}", path.read_text())
+            path.with_name(f"{path.stem}-x{copy}.md").write_text(text)
     return target
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,18 @@ from click.testing import CliRunner, Result
 from sitekit import CHART, article, export, make_site, result
 
 from evidencepress.cli import main
+from evidencepress.core import diagnostics
 from evidencepress.core import progress as progress_module
-from evidencepress.core.diagnostics import Location, TextOptions, error, format_text, note, warning
+from evidencepress.core.diagnostics import (
+    Location,
+    Problem,
+    Severity,
+    TextOptions,
+    error,
+    format_text,
+    note,
+    warning,
+)
 from evidencepress.core.progress import Progress
 
 HINT = "write null for a condition the source does not report"
@@ -134,6 +145,40 @@ def test_rules_with_errors_come_first_then_the_most_frequent() -> None:
     lines = format_text(problems, TextOptions(all_warnings=True)).splitlines()
     assert lines[lines.index("by rule:") + 1:lines.index("by file:")] == [
         "  schema        1 error", "  prose-number  3 warnings", "  unit          2 warnings"]
+
+
+
+def _breakdown_as_it_was(problems: list[Problem]) -> list[str]:
+    """The breakdown before it grouped each problem once (rules x problems, files x problems)."""
+    rules = {p.rule for p in problems}
+    files = {p.location.path for p in problems}
+    if len(rules) < 2 and len(files) < 2:
+        return []
+
+    def table(rows: list[tuple[str, list[Problem]]]) -> list[str]:
+        width = max(len(name) for name, _ in rows)
+        counts = [diagnostics._severity_counts(diagnostics._counts(group)).split(" ", 1) for _, group in rows]
+        digits = max(len(number) for number, _ in counts)
+        return [f"  {name.ljust(width)}  {number.rjust(digits)} {rest}"
+                for (name, _), (number, rest) in zip(rows, counts, strict=True)]
+
+    by_rule = sorted(rules, key=lambda r: (-sum(p.is_error for p in problems if p.rule == r),
+                                           -sum(p.severity is Severity.WARNING for p in problems if p.rule == r),
+                                           -sum(p.rule == r for p in problems), r))
+    return (["by rule:"] + table([(r, [p for p in problems if p.rule == r]) for r in by_rule])
+            + ["by file:"] + table([(f, [p for p in problems if p.location.path == f]) for f in sorted(files)]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_breakdown_of_many_files_and_problems_is_the_one_of_filtering_per_rule_and_file(seed: int) -> None:
+    rng = random.Random(seed)
+    makers = (error, warning, note)
+    rules = ("schema", "unit", "recommended", "prose-number", "link", "a")[:1 + seed]
+    problems = [makers[rng.randrange(3)](Location(f"content/guides/p{rng.randrange(1 + 40 * seed)}.md",
+                                                  rng.randrange(1, 90), 1), "m", rng.choice(rules))
+                for _ in range(2000)]
+    lines = format_text(problems, TextOptions(quiet=True)).splitlines()[:-1]
+    assert lines[lines.index("by rule:") if "by rule:" in lines else len(lines):] == _breakdown_as_it_was(problems)
 
 
 # --- progress -----------------------------------------------------------------------------------

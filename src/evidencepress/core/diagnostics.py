@@ -187,23 +187,27 @@ def _listed(problems: Sequence[Problem], options: TextOptions) -> tuple[list[Pro
 
 
 def _breakdown(problems: Sequence[Problem]) -> list[str]:
-    """Counts by rule (most first) and by file, when the run has more than one of either."""
-    rules = {p.rule for p in problems}
-    files = {p.location.path for p in problems}
-    if len(rules) < 2 and len(files) < 2:
+    """Counts by rule (most first) and by file, when the run has more than one of either. Each
+    problem is grouped once (by rule and by file in one pass): linear in the problems."""
+    by_rule: dict[str, list[Problem]] = {}
+    by_file: dict[str, list[Problem]] = {}
+    for problem in problems:
+        by_rule.setdefault(problem.rule, []).append(problem)
+        by_file.setdefault(problem.location.path, []).append(problem)
+    if len(by_rule) < 2 and len(by_file) < 2:
         return []
-    by_rule = sorted(rules, key=lambda r: (-sum(p.is_error for p in problems if p.rule == r),
-                                           -sum(p.severity is Severity.WARNING for p in problems if p.rule == r),
-                                           -sum(p.rule == r for p in problems), r))
-    lines = ["by rule:"] + _table([(r, [p for p in problems if p.rule == r]) for r in by_rule])
-    lines += ["by file:"] + _table([(f, [p for p in problems if p.location.path == f]) for f in sorted(files)])
+    rule_counts = {rule: _counts(group) for rule, group in by_rule.items()}
+    ranked = sorted(by_rule, key=lambda r: (-rule_counts[r][Severity.ERROR], -rule_counts[r][Severity.WARNING],
+                                            -len(by_rule[r]), r))
+    lines = ["by rule:"] + _table([(r, rule_counts[r]) for r in ranked])
+    lines += ["by file:"] + _table([(f, _counts(by_file[f])) for f in sorted(by_file)])
     return lines
 
 
-def _table(rows: list[tuple[str, list[Problem]]]) -> list[str]:
+def _table(rows: list[tuple[str, Counter[Severity]]]) -> list[str]:
     """``  name  count``: names padded to one column, counts aligned on their first number."""
     width = max(len(name) for name, _ in rows)
-    counts = [_severity_counts(_counts(group)).split(" ", 1) for _, group in rows]
+    counts = [_severity_counts(group).split(" ", 1) for _, group in rows]
     digits = max(len(number) for number, _ in counts)
     return [f"  {name.ljust(width)}  {number.rjust(digits)} {rest}"
             for (name, _), (number, rest) in zip(rows, counts, strict=True)]

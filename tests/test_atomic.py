@@ -23,6 +23,7 @@ from sitekit import article, export, make_site, result, tree
 
 from evidencepress.build.recipe import build_site
 from evidencepress.core.options import BuildOptions
+from evidencepress.output.writer import wait_for_removals
 
 KILLER = textwrap.dedent("""
     import os, signal, sys
@@ -62,6 +63,7 @@ def _built(root: Path, number: int) -> tuple[dict[str, bytes], dict[str, bytes]]
 
 
 def _hidden(root: Path) -> list[str]:
+    wait_for_removals()  # the old trees of the builds of this process (the command waits for them at exit)
     return sorted(p.name for p in root.iterdir() if p.name.startswith(("._site.", ".exports.")))
 
 

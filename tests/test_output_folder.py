@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+import threading
 from pathlib import Path
 
 import pytest
@@ -9,7 +13,8 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
-from evidencepress.output.writer import FolderWriter, remove_tree, staged_folders, write_trees
+from evidencepress.output import writer
+from evidencepress.output.writer import FolderWriter, remove_tree, staged_folders, wait_for_removals, write_trees
 
 
 def _site(root: Path) -> Path:
@@ -233,3 +238,49 @@ def test_chunks_given_at_once_are_written_like_put_and_a_generator_in_the_caller
         folders[target].put_chunks("made.csv", (chunk for chunk in (b"x", b"y")))
         assert folders[target].sizes == {"whole.json": 2, "made.csv": 2}
     assert (target / "whole.json").stat().st_ino == before.st_ino and (target / "made.csv").read_bytes() == b"xy"
+
+
+def _hidden(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir() if path.name.startswith("."))
+
+
+def test_the_old_tree_is_removed_by_a_thread_of_its_own_after_the_swap(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The swap returns with the new tree in place while the old one is still being removed (it
+    was removed in the build's own thread before the swap returned: 1.6 s of a 5,000-article edit)."""
+    target, journal = tmp_path / "out", tmp_path / "journal.json"
+    write_trees({target: {"a.html": b"old"}}, journal)
+    release, removers = threading.Event(), []
+    real = writer.remove_tree
+
+    def slow_remove(path: Path) -> None:
+        removers.append(threading.current_thread().name)
+        release.wait(timeout=5)
+        real(path)
+
+    monkeypatch.setattr(writer, "remove_tree", slow_remove)
+    write_trees({target: {"a.html": b"new"}}, journal)
+    assert (target / "a.html").read_bytes() == b"new"
+    assert [name[:len(".out.new-")] for name in _hidden(tmp_path)] == [".out.new-"]  # the old tree, going
+    release.set()
+    wait_for_removals()
+    assert removers == ["evidencepress-remove-old"] and _hidden(tmp_path) == []
+
+
+def test_the_process_waits_for_the_removal_of_the_old_tree_at_exit(tmp_path: Path) -> None:
+    """The command leaves as ``cli.run`` does (the atexit handlers, then ``os._exit``): no old tree is left."""
+    script = textwrap.dedent("""
+        import atexit, os, sys, time
+        from pathlib import Path
+        from evidencepress.output import writer
+
+        real = writer.remove_tree
+        writer.remove_tree = lambda path: (time.sleep(0.5), real(path))
+        target, journal = Path(sys.argv[1]) / "out", Path(sys.argv[1]) / "journal.json"
+        writer.write_trees({target: {"a.html": b"old"}}, journal)
+        writer.write_trees({target: {"a.html": b"new"}}, journal)
+        atexit._run_exitfuncs()
+        os._exit(0)
+    """)
+    subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True)
+    assert (tmp_path / "out/a.html").read_bytes() == b"new" and _hidden(tmp_path) == []

@@ -352,3 +352,32 @@ def test_the_workflow_carries_no_build_cache_between_runs() -> None:
     paths = [step["with"]["path"] for job in workflow["jobs"].values() for step in job["steps"]
              if str(step.get("uses", "")).startswith("actions/cache")]
     assert paths and set(paths) == {"sources/"}, paths
+
+
+@pytest.mark.parametrize("files", [10, 2000])  # one thread, and the threads' slices
+def test_the_replay_check_finds_any_changed_stray_or_missing_file_of_a_large_output(tmp_path: Path,
+                                                                                   files: int) -> None:
+    import hashlib
+
+    from evidencepress.cache.buildrecord import Outputs, _intact, tree_digest
+
+    site, exports = tmp_path / "_site", tmp_path / "exports"
+    exports.mkdir()
+    for number in range(files):
+        (site / f"p{number % 37}").mkdir(parents=True, exist_ok=True)
+        (site / f"p{number % 37}/f{number}.html").write_bytes(f"page {number:05d}".encode())
+    listed = tuple(sorted((path.relative_to(site).as_posix(), hashlib.sha256(path.read_bytes()).hexdigest())
+                          for path in site.rglob("*.html")))
+    outputs = Outputs(site, listed, exports, tree_digest(exports))
+    assert _intact(outputs, site, tmp_path)
+    last = site / listed[-1][0]
+    original = last.read_bytes()
+    last.write_bytes(original[:-1] + b"x")  # same size, other bytes, the last file hashed
+    assert not _intact(outputs, site, tmp_path)
+    last.write_bytes(original)
+    assert _intact(outputs, site, tmp_path)
+    (site / "p0/stray.html").write_bytes(b"stray")
+    assert not _intact(outputs, site, tmp_path)
+    (site / "p0/stray.html").unlink()
+    (site / listed[0][0]).unlink()
+    assert not _intact(outputs, site, tmp_path)

@@ -23,6 +23,7 @@ import json
 import os
 import tomllib
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from .caches import code_fingerprint
 
 RECORDS = ".cache/builds"
 _KIND = "builds"  # what the records are sealed with besides their digests
+HASH_THREADS = 4  # the replay hashes the output files on this many threads
+HASH_ALONE = 512  # files below which one thread hashes them
 INPUTS = ("content", "static", "templates", "schema")
 _PACKAGE_DEFAULTS = Path(__file__).resolve().parents[1] / "defaults"
 
@@ -227,13 +230,27 @@ def _intact(outputs: Outputs, out: Path, root: Path) -> bool:
         return False
     expected = dict(outputs.files)
     try:
-        for rel, path in _tree_files(out):
-            wanted = expected.pop(rel, None)
-            if wanted is None or _hex_digest(path) != wanted:
-                return False  # a file more (a stray) or a changed one: the build writes the folder anew
-        return not expected and tree_digest(outputs.exports) == outputs.exports_digest
+        found = list(_tree_files(out))
+        if len(found) != len(expected) or any(rel not in expected for rel, _ in found):
+            return False  # a file more (a stray) or one missing: the build writes the folder anew
+        digests = _hex_digests([path for _, path in found])
+        if any(digest != expected[rel] for (rel, _), digest in zip(found, digests, strict=True)):
+            return False  # a changed file
+        return tree_digest(outputs.exports) == outputs.exports_digest
     except OSError:
         return False
+
+
+def _hex_digests(paths: list[str]) -> list[str]:
+    """``_hex_digest`` of each path, in order, by HASH_THREADS threads each taking a slice (reading and
+    hashing let the other threads run): a no-change build of a large site reads every output file."""
+    if len(paths) < HASH_ALONE:
+        return [_hex_digest(path) for path in paths]
+    size = -(-len(paths) // HASH_THREADS)
+    with ThreadPoolExecutor(HASH_THREADS, thread_name_prefix="evidencepress-hash") as pool:
+        parts = list(pool.map(lambda start: [_hex_digest(path) for path in paths[start:start + size]],
+                              range(0, len(paths), size)))
+    return [digest for part in parts for digest in part]
 
 
 def _tree_files(folder: Path, follow_links: bool = False) -> Iterator[tuple[str, str]]:

@@ -164,7 +164,10 @@ def main(argv: list[str]) -> None:
     rounds = next((int(a.split("=", 1)[1]) for a in argv if a.startswith("--rounds=")), ROUNDS)
     chart_counts = (0,) if "--prose-only" in argv else (0, 2)
     become_subreaper()
-    rows: list[str] = []
+    print(f"Medians of {rounds} alternating rounds; CPU s of the whole process tree; PSS summed over it.\n")
+    print("| corpus | generator | measure | wall s | CPU s | articles/s | peak PSS MB | largest RSS MB "
+          "| ours ÷ this, wall | ours ÷ this, CPU |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|", flush=True)
     global PARKING
     with tempfile.TemporaryDirectory() as folder:  # every site and output stays until the end (see ``park``)
         scratch = Path(folder)
@@ -173,17 +176,12 @@ def main(argv: list[str]) -> None:
             for charts in ((None,) if size in ("example", "real") else chart_counts):
                 label, site, articles = _site(size, charts, scratch)
                 others = peers(site, scratch / f"others-{label}") if with_others and size != "example" else {}
-                rows += _rows(label, articles, *_rounds(site, articles, others, rounds))
+                rows = _rows(label, articles, *_rounds(site, articles, others, rounds))
                 if size == "example":
                     seconds = serve_edit(site)
                     rows.append(f"| {label} | evidencepress | serve: edit to reload | "
                                 f"{f'{seconds:.2f}' if seconds is not None else 'failed'} | | | | | | |")
-                print(f"{label}: done", file=sys.stderr, flush=True)
-    print(f"Medians of {rounds} alternating rounds; CPU s of the whole process tree; PSS summed over it.\n")
-    print("| corpus | generator | measure | wall s | CPU s | articles/s | peak PSS MB | largest RSS MB "
-          "| ours ÷ this, wall | ours ÷ this, CPU |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    print("\n".join(rows))
+                print("\n".join(rows), flush=True)  # each corpus's rows as it is done: a long run shows them
 
 
 def _rounds(site: Path, articles: int, others: dict[str, Peer], rounds: int

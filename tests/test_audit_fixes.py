@@ -30,7 +30,7 @@ def test_every_page_names_the_schema_the_site_publishes(tmp_path: Path) -> None:
 def test_a_null_uncertainty_reads_not_reported_in_every_table(tmp_path: Path) -> None:
     site = built(tmp_path)
     record = (site / "community/example-record/index.html").read_text()
-    assert '<td class="wrap cell-null">not reported</td>' in record
+    assert '<td class="wrap cell-null" data-label="Uncertainty">not reported</td>' in record
     assert "| Run one | 42.5 | tokens/s | one run | not reported |" in (site / "community/example-record/index.md").read_text()
     article_html = (site / "guides/a/index.html").read_text()
     assert "<td>not reported</td>" in article_html  # the chart's data table

@@ -53,10 +53,11 @@ def test_prose_gives_the_record_page_its_title_and_text(tmp_path: Path) -> None:
     markdown = (root / "_site/community/example-record/index.md").read_text()
     assert markdown.startswith("# Example bench: one machine, two runs\n\n> What the example record measured.\n\n"
                                "The record behind [Article A](/guides/a/), in a few words.\n")
-    # the article links its records by their titles; the record without prose keeps its id
+    # the article links its records by their titles; the record without prose gets one from its results
     article_html = (root / "_site/guides/a/index.html").read_text()
     assert '<a href="../../community/example-record/">Example bench: one machine, two runs</a>' in article_html
-    assert '<a href="../../community/other-record/">other-record</a>' in article_html
+    assert '<a href="../../community/other-record/">other-record</a>' not in article_html
+    assert '<a href="../../community/other-record/">m with vLLM on 1 x DGX Spark, from example</a>' in article_html
     # prose files are not articles: no page of their own anywhere else, not in listings
     assert not (root / "_site/community/example-record/example-record").exists()
     assert "Example bench" not in (root / "_site/guides/index.html").read_text()

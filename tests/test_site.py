@@ -67,9 +67,9 @@ def test_every_source_record_has_a_page_with_json_and_markdown(built: dict[str, 
 
 def test_a_record_page_shows_every_result_of_every_citing_article(built: dict[str, bytes]) -> None:
     html = text(built, "community/shared-record/index.html")
-    assert html.count('<th scope="row">') == 2 and html.count('<tr id="') == 2  # each row anchored by its id
+    assert html.count('<th scope="row" data-label="Result">') == 2 and html.count('<tr id="') == 2  # each row anchored by its id
     assert "Shared C1" in html and "Shared C4" in html
-    assert '<td class="num">22.50</td>' in html  # the authored literal
+    assert '<td class="num" data-label="Value">22.50</td>' in html  # the authored literal
     assert '<a href="../../guides/a/">Article A</a>' in html and '<a href="../../guides/b/">Article B</a>' in html
     assert "data-pagefind-body" in html
 
@@ -97,9 +97,10 @@ def test_the_source_documents_of_a_citation_are_told_apart(built: dict[str, byte
 def test_a_null_condition_reads_not_reported_on_the_record_page(built: dict[str, bytes]) -> None:
     html = text(built, "community/example-record/index.html")
     # shared by every result: listed once; varying: a column
-    assert '<div><dt>cache_state</dt><dd class="cell-null">not reported</dd></div>' in html
-    assert '<th scope="col">kv_dtype</th>' in html
-    assert '<td class="cell-null">not reported</td>' in html and '<td class="cell-value">fp8</td>' in html
+    assert '<div><dt>Cache state</dt><dd class="cell-null">not reported</dd></div>' in html
+    assert '<th scope="col">Kv dtype</th>' in html
+    assert '<td class="cell-null" data-label="Kv dtype">not reported</td>' in html
+    assert '<td class="cell-value" data-label="Kv dtype">fp8</td>' in html
     markdown = text(built, "community/example-record/index.md")
     assert "- cache_state: not reported" in markdown
     assert "| Label | Value | Unit | Statistic | Uncertainty | kv_dtype |" in markdown
@@ -132,8 +133,9 @@ def _export_validator() -> Draft202012Validator:
 
 def test_community_index_lists_every_record(built: dict[str, bytes]) -> None:
     html = text(built, "community/index.html")
-    assert '<h2 class="entry-title"><a href="example-record/">example-record</a></h2>' in html
-    assert '<h2 class="entry-title"><a href="shared-record/">shared-record</a></h2>' in html
+    title = "m with vLLM on 1 x DGX Spark, from example"  # derived from the results: never the bare id
+    assert f'<h2 class="entry-title"><a href="example-record/">{title}</a></h2>' in html
+    assert f'<h2 class="entry-title"><a href="shared-record/">{title}</a></h2>' in html
     page = json.loads(built["community/index.json"])["page"]
     assert [(r["id"], r["results"], r["articles"]) for r in page["records"]] == [
         ("example-record", 2, 1), ("shared-record", 2, 2)]
@@ -172,7 +174,8 @@ def test_results_js_carries_the_same_rows_for_the_explorer(built: dict[str, byte
         position = position * 64 + digits.index(digit)
     assert document["dictionaries"][value][position] == "22.50"  # the literal as text, not 22.5
     assert document["pages"]["/guides/a/"] == "Article A"
-    assert document["records"] == {"example-record": "example-record", "shared-record": "shared-record"}
+    assert document["records"] == {"example-record": "m with vLLM on 1 x DGX Spark, from example",
+                                   "shared-record": "m with vLLM on 1 x DGX Spark, from example"}
 
 
 def test_every_article_has_an_index_csv_with_the_same_columns(built: dict[str, bytes]) -> None:

@@ -15,6 +15,7 @@ from ..charts.uncertainty import uncertainty_text
 from ..checks.page import Page
 from ..core.export import result_id
 from ..core.model import SourceRef
+from ..core.numbers import number_for_reading
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention
 from .verification import Badge, any_checked
@@ -60,8 +61,8 @@ class ResultView:
 @dataclass(frozen=True)
 class CitationView:
     page: Page
-    shared: tuple[tuple[str, Cell], ...]
-    varying: tuple[str, ...]
+    shared: tuple[tuple[str, Cell], ...]  # (human name, value)
+    varying: tuple[str, ...]  # human names of the varying conditions, the table's extra columns
     results: tuple[ResultView, ...]
     mentions: tuple[Mention, ...]
     sources: tuple[SourceRef, ...]
@@ -73,7 +74,21 @@ def cell(value: Any) -> Cell:
         return _ABSENT_CELL
     if value is None:
         return _NULL_CELL
-    return _cell(csv_cell(value), "value")  # as authored: text as it is, numbers by their literal
+    return _cell(reading_text(value), "value")
+
+
+def reading_text(value: Any) -> str:
+    """A value as read: text as it is, a number by its literal through ``core.numbers`` (separators,
+    a true minus, the authored digits), an object as ``key: value`` pairs, a list joined by commas."""
+    if value is None:
+        return NOT_REPORTED
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, Mapping):
+            return "; ".join(f"{key}: {reading_text(item)}" for key, item in value.items())
+        if isinstance(value, list):
+            return ", ".join(map(reading_text, value))
+        return csv_cell(value)
+    return number_for_reading(value)
 
 
 def text(value: Any) -> str:
@@ -108,9 +123,16 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None)
         )
         for result, index in zip(citation.results, _indexes(citation), strict=True)
     )
-    shared = tuple((key, cell(value)) for key, value in citation.shared)
-    return CitationView(citation.page, shared, citation.varying, results, citation.mentions, citation.sources,
+    shared = tuple((condition_name(key), cell(value)) for key, value in citation.shared)
+    return CitationView(citation.page, shared, tuple(map(condition_name, citation.varying)), results, citation.mentions, citation.sources,
                         any_checked(row.badge for row in results))
+
+
+def condition_name(key: str) -> str:
+    """A condition key in words: ``GPU_memory_utilization`` -> ``GPU memory utilization``,
+    ``kv_dtype`` -> ``Kv dtype``."""
+    words = key.replace("_", " ").strip() or key
+    return words[0].upper() + words[1:]
 
 
 _PAGE_IDS = re.compile(r"main|site-search-input|from-\d+")  # the record page's own element ids

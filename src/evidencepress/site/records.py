@@ -62,8 +62,8 @@ class CitedRecord:
 @dataclass(frozen=True)
 class Record:
     id: str
-    title: str  # from content/community/<id>.md, else the id
-    summary: str
+    title: str  # from content/community/<id>.md, else derived from its results (never the bare id)
+    summary: str  # from content/community/<id>.md, else derived from its results
     prose: RecordProse | None
     citations: tuple[Citation, ...]  # in article URL order
 
@@ -138,9 +138,51 @@ def build_records(pages: Sequence[tuple[Page, tuple[CitedRecord, ...]]],
     records: list[Record] = []
     for rid in sorted({rid for page, _ in pages for rid in page.record_ids}):  # slugs only
         text = by_id.get(rid)
-        records.append(Record(rid, text.title if text else rid, text.summary if text else "", text,
-                              tuple(cited.get(rid, ()))))
+        citations = tuple(cited.get(rid, ()))
+        title = text.title if text else derived_title(citations)
+        summary = text.summary if text and text.summary else derived_summary(citations)
+        records.append(Record(rid, title, summary, text, citations))
     return tuple(records)
+
+
+def derived_title(citations: Sequence[Citation]) -> str:
+    """A record's heading from its results: the models, engines and systems its results name,
+    then who published the sources (``Qwen3.8-27B with vLLM on 1 x DGX Spark, from yuanlin2004``)."""
+    found = dict(facets(result for citation in citations for result in citation.results))
+    parts = [_few(found.get("model", ()), "models") or "Reported results"]
+    if found.get("engine"):
+        parts.append("with " + _few(found["engine"], "engines"))
+    if found.get("system"):
+        parts.append("on " + _few(tuple(value.split(";")[0].strip() for value in found["system"]), "systems"))
+    publishers = _publishers(citations)
+    return " ".join(parts) + (f", from {_few(publishers, 'publishers')}" if publishers else "")
+
+
+def derived_summary(citations: Sequence[Citation]) -> str:
+    """One sentence on what a record measured: how many results of which metrics, from whose sources."""
+    results = [result for citation in citations for result in citation.results]
+    metrics = tuple(dict.fromkeys(r.metric for r in results if isinstance(r.metric, str)))
+    noun = "result" if len(results) == 1 else "results"
+    text = f"{len(results)} reported {noun}"
+    if metrics:
+        text += " of " + ", ".join(metrics)
+    publishers = _publishers(citations)
+    if publishers:
+        text += f" from documents published by {', '.join(publishers)}"
+    articles = len(citations)
+    return text + f", cited by {articles} article{'' if articles == 1 else 's'}."
+
+
+def _publishers(citations: Sequence[Citation]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(s.publisher for c in citations for s in c.sources if s.publisher))
+
+
+def _few(values: Sequence[str], plural: str) -> str:
+    """One or two values by name, more by their count."""
+    values = tuple(dict.fromkeys(values))
+    if len(values) <= 2:
+        return " and ".join(values)
+    return f"{len(values)} {plural}"
 
 
 def split_conditions(results: Sequence[ReportedResult],

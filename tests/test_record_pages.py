@@ -58,3 +58,11 @@ def test_record_rows_carry_labels_for_phone_cards(tmp_path: Path) -> None:
     css = css or next(site.rglob("style*.css")).read_text()
     block = css.split("/* ---- record pages and /data/ (records) ---- */", 1)[1]
     assert "@media (max-width: 600px)" in block and "attr(data-label)" in block
+
+
+def test_a_derived_title_keeps_the_head_of_long_condition_texts() -> None:
+    from evidencepress.site.records import _short
+
+    assert _short("two DGX Spark GB10, 128 GB unified memory each, TP2", 5) == "two DGX Spark GB10"
+    assert _short("vLLM + EXL3 overlay on top", 3) == "vLLM + EXL3"
+    assert _short("patched SGLang with Marlin W4A16", 3) == "patched SGLang"

@@ -151,9 +151,9 @@ def derived_title(citations: Sequence[Citation]) -> str:
     found = dict(facets(result for citation in citations for result in citation.results))
     parts = [_few(found.get("model", ()), "models") or "Reported results"]
     if found.get("engine"):
-        parts.append("with " + _few(found["engine"], "engines"))
+        parts.append("with " + _few(tuple(_short(value, 3) for value in found["engine"]), "engines"))
     if found.get("system"):
-        parts.append("on " + _few(tuple(value.split(";")[0].strip() for value in found["system"]), "systems"))
+        parts.append("on " + _few(tuple(_short(value, 5) for value in found["system"]), "systems"))
     publishers = _publishers(citations)
     return " ".join(parts) + (f", from {_few(publishers, 'publishers')}" if publishers else "")
 
@@ -175,6 +175,17 @@ def derived_summary(citations: Sequence[Citation]) -> str:
 
 def _publishers(citations: Sequence[Citation]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.publisher for c in citations for s in c.sources if s.publisher))
+
+
+def _short(text: str, words: int) -> str:
+    """The head of a long condition text: up to its first comma or semicolon, at most ``words`` words."""
+    head = text.replace(";", ",").split(",")[0].split()[:words]
+    while len(head) > 1 and head[-1].lower() in _DANGLING:
+        head.pop()
+    return " ".join(head) or text
+
+
+_DANGLING = frozenset({"+", "with", "plus", "and", "on", "for", "of", "the", "a", "in", "at", "to"})
 
 
 def _few(values: Sequence[str], plural: str) -> str:

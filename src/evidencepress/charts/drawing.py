@@ -9,6 +9,7 @@ key's, another machine's) is drawn again and overwritten.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import tempfile
@@ -65,10 +66,30 @@ def _draw(todo: list[ChartPlan], jobs: int) -> Iterator[tuple[ChartPlan, bytes]]
     """Yield (plan, svg) in order, drawn by up to ``jobs`` workers, one drawing per message."""
     if not todo:
         return
-    with collector(enabled=True):  # matplotlib's figures are cycles: here, and in the workers forked here
-        context = drawing_context([__package__ + ".draw"]) if pool_size(jobs, len(todo)) > 1 else None
+    workers = pool_size(jobs, len(todo))
+    with collector(enabled=True), _frozen() if workers == 1 else contextlib.nullcontext():
+        # matplotlib's figures are cycles: here, and in the workers forked here
+        context = drawing_context([__package__ + ".draw"]) if workers > 1 else None
         yield from zip(todo, ordered_map(_draw_one, todo, jobs, min_per_worker=1, chunk=1, context=context),
                        strict=True)
+
+
+_WORKER_THRESHOLD = (20_000, 20, 100)  # a drawing process collects less often (see ``_draw_one``)
+
+
+@contextlib.contextmanager
+def _frozen() -> Iterator[None]:
+    """Drawings made in this process (one worker's worth: --jobs 1, or a single drawing) get
+    what a drawing worker has: the objects that existed before them are left out of the cycle
+    collector's walks, which collect less often, until they are done (7 % of a drawing)."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*_WORKER_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
 
 
 _LOADED_BY = os.getpid()  # a drawing worker is another process (forked from this one or from a fork server)
@@ -85,7 +106,7 @@ def _draw_one(plan: ChartPlan) -> bytes:
 
     if not _worker_tuned and os.getpid() != _LOADED_BY:
         gc.freeze()
-        gc.set_threshold(20_000, 20, 100)
+        gc.set_threshold(*_WORKER_THRESHOLD)
         _worker_tuned = True
     return draw_chart(plan)
 

@@ -56,9 +56,9 @@ def draw_chart(plan: ChartPlan) -> bytes:
     """The SVG of ``plan``."""
     with matplotlib.rc_context(RC):
         fig = figure(plan)
-        out = io.BytesIO()
+        out = io.StringIO()  # text: matplotlib writes it as it is, not through an encoder per write
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
-    return finish(out.getvalue(), plan)
+    return finish(out.getvalue().encode("utf-8"), plan)
 
 
 def figure(plan: ChartPlan) -> Figure:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from matplotlib.axes import Axes
+from matplotlib.axis import Tick, XAxis, YAxis
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties
 from matplotlib.lines import Line2D
@@ -30,7 +31,8 @@ WHISKER_KINDS = ("sd", "range", "ci", "interval")
 # Artists whose gid starts with "ep-" become a class in the SVG (see ``svg.py``): value labels get a halo
 # in the background colour (CSS paint-order), so they stay legible over gridlines in either theme.
 HALO = "ep-halo"
-VERTICAL = "vertical value axis"  # label of the axes whose left edges are aligned
+VERTICAL = "vertical value axis"
+VIEW_MARGIN = 1e-3  # share of an axis' span beyond its ends within which a tick location is still built  # label of the axes whose left edges are aligned
 
 
 @dataclass(frozen=True)
@@ -66,8 +68,56 @@ def label_column(panels: Sequence[PanelPlan]) -> float:
     return widest + 8 * style.PX_PER_PT + 4  # the tick label pad (8 pt) and a margin
 
 
+class _NoMinorPrototype:
+    """``minorTicks`` of an axis that builds no minor tick until one is shown.
+
+    matplotlib makes the first tick of each list when an axis is cleared (to set its clip path)
+    and copies it into every further tick; no chart shows minor ticks (their locator is a
+    ``NullLocator``), so that tick was built, cleared and never drawn, on every axis."""
+
+    def __get__(self, axis: XAxis | YAxis, owner: type) -> list[Tick]:
+        axis.minorTicks = []
+        return axis.minorTicks
+
+
+class _LeanAxis:
+    """An axis mixin: its minor tick list is empty until a minor tick is asked for."""
+
+    minorTicks = _NoMinorPrototype()
+
+    def get_minor_ticks(self, numticks: int | None = None) -> list[Tick]:
+        axis: Any = self
+        if numticks is None:
+            numticks = len(axis.get_minorticklocs())
+        if numticks and not axis.minorTicks:  # the prototype matplotlib would have made, clipped as it clips it
+            axis.minorTicks = [axis._get_tick(major=False)]
+            axis.minorTicks[0].set_clip_path(axis.axes.patch)
+        ticks: list[Tick] = super().get_minor_ticks(numticks)  # type: ignore[misc]
+        return ticks
+
+
+class _LeanXAxis(_LeanAxis, XAxis):
+    pass
+
+
+class _LeanYAxis(_LeanAxis, YAxis):
+    pass
+
+
+class LeanAxes(Axes):
+    """``Axes`` whose axes build no minor tick the chart does not show (same drawing)."""
+
+    def _init_axis(self) -> None:
+        self.xaxis = _LeanXAxis(self, clear=False)
+        self.spines.bottom.register_axis(self.xaxis)
+        self.spines.top.register_axis(self.xaxis)
+        self.yaxis = _LeanYAxis(self, clear=False)
+        self.spines.left.register_axis(self.yaxis)
+        self.spines.right.register_axis(self.yaxis)
+
+
 def add_axes(fig: Figure, frame: Frame, left: float, top: float, width: float, height: float) -> Axes:
-    ax = fig.add_axes(frame.rect(left, top, width, height))
+    ax = fig.add_axes(frame.rect(left, top, width, height), axes_class=LeanAxes)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     for side in ("left", "bottom"):
@@ -120,7 +170,10 @@ class TickFormatter(Formatter):
         self.scale = scale
 
     def set_locs(self, locs: Sequence[float]) -> None:
-        self.ticks = list(locs)
+        # The decimals of every tick the locator chose, those beyond the view too (``ScaledLocator``).
+        locator = getattr(self.axis, "major", None) and self.axis.get_major_locator()  # type: ignore[union-attr]
+        chosen = locator.chosen if isinstance(locator, ScaledLocator) and locator.shown == list(locs) else locs
+        self.ticks = list(chosen)
 
     def __call__(self, x: float, pos: int | None = None) -> str:
         return tick_text(x, self.ticks or [x], self.scale)
@@ -144,9 +197,25 @@ class ScaledLocator(MaxNLocator):
     def __init__(self, nbins: int, scale: float = 1) -> None:
         super().__init__(nbins=nbins)
         self.scale = scale
+        self.chosen: list[float] = []  # the last ticks chosen, those beyond the view included
+        self.shown: list[float] = []  # of those, the ones matplotlib may draw (what the locator returns)
 
     def tick_values(self, vmin: float, vmax: float) -> Any:
         return [tick * self.scale for tick in super().tick_values(vmin / self.scale, vmax / self.scale)]
+
+    def __call__(self) -> Any:
+        """The chosen ticks within the view (with a margin): matplotlib builds a tick for every
+        location a locator returns and draws only those in the view, so a round tick beyond
+        each end was built, positioned and labelled for nothing. The tick labels keep the
+        decimals of every chosen tick (``TickFormatter``), so the drawing is the same."""
+        self.chosen = list(super().__call__())
+        if self.axis is None:
+            self.shown = self.chosen
+            return self.shown
+        low, high = sorted(self.axis.get_view_interval())
+        margin = (high - low) * VIEW_MARGIN  # wider than matplotlib's own test of what is in view
+        self.shown = [tick for tick in self.chosen if low - margin <= tick <= high + margin]
+        return self.shown
 
 
 class FittingLocator(ScaledLocator):

@@ -269,13 +269,14 @@ def unit_label(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
 
 def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
     """Category tick labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
+    # The look first: the ticks the labels need are then built with it, not built and restyled.
     if which == "y":
-        ax.set_yticks(list(positions), list(labels))
         ax.tick_params(axis="y", length=0, pad=8)
+        ax.set_yticks(list(positions), list(labels))
         ax.spines["left"].set_visible(False)
     else:
-        ax.set_xticks(list(positions), list(labels))
         ax.tick_params(axis="x", length=0, pad=6)
+        ax.set_xticks(list(positions), list(labels))
 
 
 def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:

@@ -34,9 +34,13 @@ serve: $(STAMP)
 	$(BIN)/evidencepress serve
 
 TOOLS := .bench-tools
+CHART_ROUNDS ?= 5
+EXPLORER_SIZES ?= 20000 100000
 
 bench: $(STAMP) $(TOOLS)/.installed
 	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES) $(BENCH_OPTIONS)
+	cd bench && ../$(BIN)/python charts.py --rounds $(CHART_ROUNDS)
+	cd bench && ../$(BIN)/python explorer.py $(EXPLORER_SIZES)
 
 # Hugo, Pelican and MkDocs for the comparison, in a venv of their own (their pins are not ours).
 $(TOOLS)/.installed:

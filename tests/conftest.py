@@ -26,6 +26,8 @@ from browserkit import ARGS, CHROMIUM, REQUIRED, Visit, missing_browser
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before any test module imports numpy
 # The caches' secret (core.seal) is made here, not in the home of whoever runs the tests.
 os.environ.setdefault("XDG_CONFIG_HOME", os.path.join(tempfile.gettempdir(), f"evidencepress-tests-{os.getuid()}"))
+# A build slowed by a loaded machine would print "progress: … (5 s)" lines into reports that tests compare whole.
+os.environ.setdefault("EVIDENCEPRESS_PROGRESS_INTERVAL", "3600")
 
 FRESH = "EVIDENCEPRESS_TEST_FRESH_PROCESS"
 

@@ -222,9 +222,30 @@ def test_progress_on_a_terminal_rewrites_one_line_and_clears_it() -> None:
 
 def test_a_build_in_a_log_prints_progress_lines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(progress_module, "INTERVAL_SECONDS", 0.05)
+    monkeypatch.delenv("EVIDENCEPRESS_PROGRESS_INTERVAL", raising=False)
     root = make_site(tmp_path, {"guides/a.md": article("A", "Text.\n" + CHART, export(result(), result("B", 3)))})
     outcome = run(root, "build", "--no-cache", "--jobs", "1")
     assert outcome.exit_code == 0
     lines = outcome.stderr.splitlines()
     assert lines[-1].startswith("built in ")
     assert lines[:-1] and all(line.startswith("progress: ") for line in lines[:-1]), lines
+
+
+def test_the_interval_of_progress_lines_is_set_by_the_environment(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(progress_module, "INTERVAL_SECONDS", 3600.0)
+    monkeypatch.setenv("EVIDENCEPRESS_PROGRESS_INTERVAL", "0.05")
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Text.\n" + CHART, export(result(), result("B", 3)))})
+    outcome = run(root, "build", "--no-cache", "--jobs", "1")
+    assert outcome.exit_code == 0
+    assert any(line.startswith("progress: ") for line in outcome.stderr.splitlines()), outcome.stderr
+
+
+@pytest.mark.parametrize("text", ["soon", "0", "-1", "nan", "inf"])
+def test_an_interval_that_is_no_positive_number_is_a_usage_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                 text: str) -> None:
+    monkeypatch.setenv("EVIDENCEPRESS_PROGRESS_INTERVAL", text)
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Text.\n", export(result()))})
+    outcome = run(root, "build", "--no-cache")
+    assert outcome.exit_code == 2
+    assert f"EVIDENCEPRESS_PROGRESS_INTERVAL must be a positive number of seconds, not {text!r}" in outcome.stderr

@@ -11,6 +11,7 @@ import atexit
 import contextlib
 import datetime as dt
 import functools
+import math
 import os
 import signal
 import sys
@@ -421,9 +422,29 @@ def _report(problems: list[Problem], output_format: str, options: TextOptions = 
         click.echo(format_text(ordered, options), nl=False, err=True)
 
 
+PROGRESS_INTERVAL_VARIABLE = "EVIDENCEPRESS_PROGRESS_INTERVAL"
+
+
 def _progress() -> Progress:
-    """A live counter on a terminal; a line every few seconds in a log (CI), so a long build shows it is alive."""
-    return Progress(lambda text: click.echo(text, nl=False, err=True), terminal=sys.stderr.isatty())
+    """A live counter on a terminal; a line every few seconds in a log (CI), so a long build shows it is alive.
+
+    ``$EVIDENCEPRESS_PROGRESS_INTERVAL`` sets the seconds between log lines (a quieter CI log, or none
+    in a test that compares the whole report)."""
+    return Progress(lambda text: click.echo(text, nl=False, err=True), terminal=sys.stderr.isatty(),
+                    interval=_progress_interval())
+
+
+def _progress_interval() -> float | None:
+    text = os.environ.get(PROGRESS_INTERVAL_VARIABLE, "").strip()
+    if not text:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise click.UsageError(f"{PROGRESS_INTERVAL_VARIABLE} must be a positive number of seconds, not {text!r}")
+    return seconds
 
 
 def run() -> NoReturn:

@@ -49,11 +49,12 @@ WIDE = Canvas(
     max_vertical_bars=12,
     max_vertical_lines=3,
 )
-# A phone shows the figure ~343 px wide: 400 px keeps 11 pt text at ~12.5 px.
+# A 375 px phone shows the figure 325 px wide (style.NARROW_SHOWN_PX): drawn 340 px wide, its
+# smallest text (10 pt, 13.3 px) is shown at 12.7 px, never under style.MIN_TEXT_PX.
 # Vertical bars only for a few short categories; everything else lies down.
 NARROW = Canvas(
     width=style.NARROW_WIDTH_PX,
-    label_column_max=140,
+    label_column_max=124,
     vertical_plot=160,
     line_plot=200,
     status_cell=150,

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from ..core import numbers
 from . import metrics
 
-RENDERER_VERSION = "5"
+RENDERER_VERSION = "6"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72
 WIDTH_PX = 720  # 7.5 in: one article column at 1:1
-NARROW_WIDTH_PX = 400  # the phone variant: shown ~343 px wide, its 11 pt text stays ~12.5 px
+NARROW_WIDTH_PX = 340  # the phone variant, drawn near the width it is shown at (NARROW_SHOWN_PX)
+NARROW_SHOWN_PX = 325  # its width on a 375 px phone: the page's and the figure's padding taken off (style.css)
+MIN_TEXT_PX = 12.0  # the least size of any chart text as a phone shows it (font size x shown / drawn width)
 PAD_X = 16
 PAD_TOP = 14
 PAD_BOTTOM = 12
@@ -42,15 +44,17 @@ COLORS: dict[str, tuple[str, str]] = {
     "grid": ("#DDDDDD", "#343B44"),
     "na": ("#767676", "#8F99A5"),
     "ref": ("#444444", "#C4CBD3"),
-    # Okabe & Ito (2008), ordered for contrast on white, yellow last; lighter on dark.
+    # Okabe & Ito (2008) hues, darkened where they fell below 3:1 on white (WCAG 1.4.11, graphics):
+    # orange, sky blue and yellow gave way to a darker orange, ochre and indigo, vermillion to wine,
+    # so that every pair stays apart under deutan, protan and tritan vision. Lighter on dark.
     "s1": ("#0072B2", "#4FA6E3"),
-    "s2": ("#E69F00", "#E8A820"),
+    "s2": ("#B86E00", "#E8A820"),
     "s3": ("#009E73", "#2FBF93"),
-    "s4": ("#D55E00", "#F0803A"),
-    "s5": ("#CC79A7", "#DC95BE"),
-    "s6": ("#56B4E9", "#86CDF3"),
+    "s4": ("#882255", "#D0588F"),
+    "s5": ("#CC79A7", "#E3A6C8"),
+    "s6": ("#8C6D31", "#C9A35A"),
     "s7": ("#000000", "#F2F2F2"),
-    "s8": ("#F0E442", "#F3EA6A"),
+    "s8": ("#393B79", "#9966FF"),
     "positive": ("#00875F", "#45C79F"),
     "positive-fill": ("#DDF2EA", "#17372D"),
     "negative": ("#C0530A", "#F39A62"),

@@ -123,18 +123,19 @@ def test_tick_labels_agree_along_an_axis_and_large_values_take_a_scale() -> None
     assert large_scale(ok(DECODE).panels[0]) == (1, "tokens/s")
 
 
-def test_byte_units_take_prefixes_on_the_axis_and_labels_keep_their_digits() -> None:
+def test_large_values_keep_their_unit_on_the_axis_read_in_a_multiple_and_labels_keep_their_digits() -> None:
     from evidencepress.charts.units import axis_scale, value_labels
 
-    assert axis_scale("bytes", 113_556_639_424) == (1e9, "GB")
-    assert axis_scale("bytes", 169_984) == (1e3, "kB")
-    assert axis_scale("KiB", 86_701_016) == (1024**2, "GiB")
+    # No prefix conversion: a GB axis beside labels in bytes, a (KiB) title on a GiB axis disagreed.
+    assert axis_scale("bytes", 113_556_639_424) == (1e9, "bytes (billions)")
+    assert axis_scale("bytes", 169_984) == (1, "bytes")
+    assert axis_scale("KiB", 86_701_016) == (1e6, "KiB (millions)")
     assert axis_scale("MiB", 97_237) == (1, "MiB")  # five digits read well as they are
     assert axis_scale("tokens", 600_000) == (1, "tokens")
     plan = ok(HEAD + "panels:\n  - select:\n      pointers: [{pointer: /memory_observations/1/value, label: KV}]\n"
               "    unit: bytes\n", _bytes(113_556_639_424))
     panel = plan.panels[0]
-    assert value_labels(panel.points, panel.unit) == ["113,556,639,424 bytes"]
+    assert value_labels(panel.points, panel.unit) == ["113,556,639,424"]
 
 
 def _bytes(value: int):  # type: ignore[no-untyped-def]

@@ -5,7 +5,8 @@ Each warning names its rule and says how to fix the chart:
 - ``chart-mixed-kinds``: values of different kinds (metrics) or denominators side by side;
 - ``chart-limit-as-bar``: a limit or capacity drawn as a bar beside measured values;
 - ``chart-overlap``: observations drawn on top of each other;
-- ``chart-id-label``: a label, legend or tick that shows an internal id.
+- ``chart-id-label``: a label, legend or tick that shows an internal id;
+- ``chart-title-unit``: a panel title that names a unit its axis is not in.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 
 from ..core.diagnostics import Problem, warning
 from ..core.model import JsonPath, Positions, dotted
+from ..schemas.units import Units, canonical_unit, default_units
 from .kinds import kind_of
 from .model import PanelSpec, Point
 from .select import Selected
@@ -167,3 +169,20 @@ def id_labels(panel: PanelSpec, items: list[Selected], points: list[Point], posi
                 yield _at(panel, positions, key if key in panel.given else "select", message, "chart-id-label", hint)
 
 
+
+
+_TITLE_UNIT = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def title_unit(panel: PanelSpec, unit: str, positions: Positions, units: Units | None = None) -> list[Problem]:
+    """A panel title ending in a unit of the vocabulary, "(MiB)", over an axis in another ("KiB")."""
+    match = _TITLE_UNIT.search(panel.title)
+    known = default_units() if units is None else units
+    named = match.group(1).strip() if match else ""
+    if not named or not unit or canonical_unit(named, known) not in known:
+        return []
+    if canonical_unit(named, known) == canonical_unit(unit, known):
+        return []
+    message = f"the panel title names the unit {named!r}, but its values and axis are in {unit!r}"
+    hint = f"write the entries' unit in the title ({unit}); a chart never converts between units"
+    return [_at(panel, positions, "title", message, "chart-title-unit", hint)]

@@ -92,6 +92,7 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions, rules: Rule
     if problems:
         return None, problems
     warnings = _warnings(panel, items, points, references, positions)
+    warnings += checks.title_unit(panel, unit, positions, units) if kind.value_axis else []
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
     notes += _rounded_note(panel, points)

@@ -44,38 +44,18 @@ def same_unit(a: str, b: str, units: Units | None = None) -> bool:
     return unit_key(a, units) == unit_key(b, units)
 
 
-# A value axis in a larger unit: its ticks are divided, its title is the new unit. (unit, step, prefixed units)
-_PREFIXES: dict[str, tuple[float, tuple[str, ...]]] = {
-    "bytes": (1000, ("kB", "MB", "GB", "TB", "PB")),
-    "B": (1000, ("kB", "MB", "GB", "TB", "PB")),
-    "kB": (1000, ("MB", "GB", "TB", "PB")),
-    "KB": (1000, ("MB", "GB", "TB", "PB")),
-    "MB": (1000, ("GB", "TB", "PB")),
-    "GB": (1000, ("TB", "PB")),
-    "KiB": (1024, ("MiB", "GiB", "TiB", "PiB")),
-    "MiB": (1024, ("GiB", "TiB", "PiB")),
-    "GiB": (1024, ("TiB", "PiB")),
-}
+# A value axis of large numbers keeps its unit and reads in a multiple of it: ``bytes (billions)``,
+# ``KiB (millions)``. No prefix conversion (bytes -> GB, KiB -> GiB): the axis, its ticks, the value
+# labels (the authored literals) and a panel title that names the unit all stay in the entries' unit.
 _WORDS = ((10**12, "trillions"), (10**9, "billions"), (10**6, "millions"))
-RESCALE_FROM = 100_000  # ticks of six digits and more read better in a larger unit
+RESCALE_FROM = 10**7  # ticks of eight digits and more read better as a multiple
 
 
 def axis_scale(unit: str, top: float) -> tuple[float, str]:
-    """(divisor, axis title) for a value axis whose largest value is ``top``.
-
-    Byte units take SI or binary prefixes (113,556,639,424 bytes -> ticks in GB;
-    53,901,956 KiB -> ticks in GiB); other units take words from ten million up
-    (``tokens (millions)``). Below ``RESCALE_FROM`` the axis keeps the unit as written.
-    """
-    if unit in _PREFIXES and top >= RESCALE_FROM:
-        step, names = _PREFIXES[unit]
-        divisor, title = 1.0, unit
-        for name in names:
-            if top / (divisor * step) < 1:
-                break
-            divisor, title = divisor * step, name
-        return divisor, title
-    if top >= 10**7:
+    """(divisor, axis title) for a value axis whose largest value is ``top``: from ten million up the
+    ticks are divided by a power of a thousand and the title says so (113,556,639,424 bytes -> ticks
+    0 … 100 under ``bytes (billions)``); below, the axis keeps the unit as written."""
+    if top >= RESCALE_FROM:
         scale, word = next((s, w) for s, w in _WORDS if top >= s)
         return float(scale), f"{unit} ({word})" if unit else word
     return 1.0, unit
@@ -95,15 +75,12 @@ def top_value(points: Sequence[Point], references: Sequence[Reference] = ()) -> 
 
 def value_labels(points: Sequence[Point], unit: str, references: Sequence[Reference] = (),
                  digits: int | None = None) -> list[str]:
-    """The text printed by each point: its literal with thousands separators (and its unit when the
-    axis is in another prefix); with ``digits``, a literal of more decimals rounded half-up to that
+    """The text printed by each point: its literal with thousands separators, in the axis' unit (which
+    ``axis_scale`` never changes); with ``digits``, a literal of more decimals rounded half-up to that
     many and marked ≈ (never more digits than written); without, none at all in a panel whose
     literals include a long computed float (``long_literals`` warns of it)."""
-    literals = [style.display_number(p.value) if p.value is not None else "" for p in points]
     if digits is not None:
-        literals = [rounded_label(p.value, digits) if p.value is not None else "" for p in points]
-    elif long_literals(points):
-        return ["" for _ in literals]
-    if axis_scale(unit, top_value(points, references))[0] != 1:
-        return [f"{text} {unit}" if text else "" for text in literals]
-    return literals
+        return [rounded_label(p.value, digits) if p.value is not None else "" for p in points]
+    if long_literals(points):
+        return ["" for _ in points]
+    return [style.display_number(p.value) if p.value is not None else "" for p in points]

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..draw.common import Frame
 
 BAR_FILL = 0.78  # share of a vertical slot covered by its bars
+LABEL_ROOM = 0.3  # most of a horizontal value axis kept free for value labels past the bars' ends
 MAX_BAR_PX = 96  # widest vertical bar
 
 
@@ -68,10 +69,17 @@ def _horizontal(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     ax, width = d.horizontal_axes(fig, frame, panel)
     labels = d.value_labels(panel)
     low, high = d.extent(panel.points, include_zero=True, references=panel.references)
-    room = max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 10
+    # Room for the value labels past the bars' ends, but never more than LABEL_ROOM of the axis: a long
+    # label (113,556,639,424 on a phone) would squeeze the bars into a third of it, on an axis stretched
+    # far past the largest value; a label that does not fit past its bar sits inside its end instead.
+    room = min(max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 10, width * LABEL_ROOM)
     ax.set_xlim(*d.padded_limits(low, high, width, room if low < 0 else 0, room if high > 0 else 0))
+    left, right = ax.get_xlim()
+    px_per_unit = width / (right - left)
     for index, y in d.stacked(panel):
-        _bar(ax, panel, panel.points[index], y, labels[index], horizontal=True)
+        point = panel.points[index]
+        inside = point.value is not None and _overflows(point, labels[index], left, right, px_per_unit)
+        _bar(ax, panel, point, y, labels[index], horizontal=True, inside=inside)
     ax.axvline(0, color=style.MUTED, linewidth=0.8)
     d.reference_lines(ax, panel, horizontal=True)
 
@@ -107,9 +115,19 @@ def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     d.unit_label(fig, frame, panel)
 
 
+def _overflows(point: Point, label: str, left: float, right: float, px_per_unit: float) -> bool:
+    """Would the value label, past the end of its horizontal bar, leave the axis?"""
+    from ..draw import common as d
+
+    assert point.value is not None
+    low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
+    need = (d.measure(label, style.SIZE_VALUE) + 6) / px_per_unit
+    return (high + need > right) if point.value >= 0 else (low - need < left)
+
+
 def _bar(
     ax: Axes, panel: PanelPlan, point: Point, at: float, label: str, horizontal: bool,
-    thickness: float = style.BAR_PX * 0.8,
+    thickness: float = style.BAR_PX * 0.8, inside: bool = False,
 ) -> None:
     from ..draw import common as d
 
@@ -126,7 +144,11 @@ def _bar(
         ax.bar([at], [point.value], width=thickness, color=color, zorder=2)
     if offsets:
         d.error_bar(ax, at, point.value, offsets, horizontal=horizontal)
-    if label:
+    if label and inside:
+        negative = point.value < 0
+        d.value_text(ax, label, (point.value, at), (5 if negative else -5, 0), ha="left" if negative else "right",
+                     va="center")
+    elif label:
         _annotate(ax, point, at, label, horizontal)
 
 

@@ -15,13 +15,19 @@ if TYPE_CHECKING:
 
     from ..draw.common import Frame
 
+LABEL_ROOM = 0.3  # most of the value axis kept free for value labels right of the whiskers
+
 
 def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
     ax, width = d.horizontal_axes(fig, frame, panel)
     low, high = d.extent(panel.points, include_zero=False, references=panel.references)
     labels = d.value_labels(panel)
-    room = max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 12
+    # Room for the labels right of the whiskers, at most LABEL_ROOM of the axis (a long label on a phone
+    # would stretch the axis far past the data); a label that does not fit there goes left of its whisker.
+    room = min(max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 12, width * LABEL_ROOM)
     ax.set_xlim(*d.padded_limits(low, high, width, 16, room))
+    left, right = ax.get_xlim()
+    px_per_unit = width / (right - left)
     d.reference_lines(ax, panel, horizontal=True)
     for index, y in d.stacked(panel):
         point = panel.points[index]
@@ -43,14 +49,16 @@ def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
                 zorder=2,
             )
         ax.plot([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=3)
-        end = point.whisker.bounds(point.value)[1] if point.whisker is not None else point.value
+        start, end = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
+        need = (d.measure(labels[index], style.SIZE_VALUE) + 8) / px_per_unit
+        before = end + need > right and start - need >= left
         ax.annotate(
             labels[index],
-            (end, y),
-            xytext=(6, 0),
+            (start, y) if before else (end, y),
+            xytext=(-6 if before else 6, 0),
             textcoords="offset points",
             va="center",
-            ha="left",
+            ha="right" if before else "left",
             fontsize=style.SIZE_VALUE,
             color=style.INK,
             annotation_clip=False,

@@ -170,3 +170,38 @@ def test_the_site_css_defines_every_colour_role_of_the_charts() -> None:
         assert f"--ep-{role}: {dark_value.lower()};" in dark, role
     assert re.search(r'@font-face \{ font-family: "DejaVu Sans"; src: url\("fonts/DejaVuSans.woff2"\)', block)
     assert (REPO / "templates/static/fonts/LICENSE_DEJAVU").is_file()
+
+
+def _runs(*pairs: tuple[str, object]):  # type: ignore[no-untyped-def]
+    from chart_fixtures import export as load
+    from sitekit import result
+
+    entries = [result(f"Run {n}", 10 + n, metric="m", conditions={**result()["conditions"], "revision_prefix": prefix,
+                                                                  "thinking": thinking})
+               for n, (prefix, thinking) in enumerate(pairs)]
+    return load(reported_results=entries)
+
+
+def test_commit_prefixes_bare_booleans_and_key_value_labels_warn_with_a_hint() -> None:
+    assert looks_like_id("fd2365042f56") and looks_like_id("92aa710") and looks_like_id("thinking: false")
+    assert looks_like_id("file_inventory_not_RAM")
+    assert not looks_like_id("1234567") and not looks_like_id("decade") and not looks_like_id("At 32K: prefill")
+    document = _runs(("fd2365042f56", False), ("92aa710b533d", "adaptive"))
+    text = "panels:\n  - select: {where: {metric: m}}\n    x: conditions.revision_prefix\n    series: conditions.thinking\n"
+    assert [p.format() for p in warned(HEAD + text, document)] == [
+        ("content/guides/a.md:27:5: warning: panels[0].x: a category shows the commit prefix 'fd2365042f56' [chart-id-label]\n"
+        "  hint: give it a human label in names: (e.g. names: {fd2365042f56: …}), or plot a human field such as label"),
+        ("content/guides/a.md:28:5: warning: panels[0].series: a series shows the bare value 'false' [chart-id-label]\n"
+        "  hint: give it a human label in names: (e.g. names: {\"false\": …}), or plot a human field such as label"),
+        ("content/guides/a.md:27:5: warning: panels[0].x: a category shows the commit prefix '92aa710b533d' [chart-id-label]\n"
+        "  hint: give it a human label in names: (e.g. names: {\"92aa710b533d\": …}), or plot a human field such as label"),
+    ]
+    names = ('names: {"fd2365042f56": build fd23650 (night run), "92aa710b533d": build 92aa710 (final run), '
+             '"false": thinking off, adaptive: adaptive thinking}\n')
+    plan = ok(HEAD + names + text, document)
+    assert warned(HEAD + names + text, document) == []
+    assert plan.panels[0].series == ("thinking off", "adaptive thinking")
+    key_value = _runs(("a", "mode: fast"), ("b", "mode: slow"))
+    found = warned(HEAD + "panels:\n  - select: {where: {metric: m}}\n    series: conditions.thinking\n", key_value)
+    assert [p.message for p in found] == ["a series shows the internal id 'mode: fast'",
+                                          "a series shows the internal id 'mode: slow'"]

@@ -56,9 +56,23 @@ def is_limit(item: Selected, text: str) -> bool:
     return any(_LIMIT_WORDS.search(name.replace("_", " ")) for name in names if name)
 
 
+_HEX = re.compile(r"^(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}$")
+_KEY_VALUE = re.compile(r"^[A-Za-z][A-Za-z0-9_]*: \S")
+_BOOLEAN = frozenset({"true", "false"})
+
+
 def looks_like_id(text: str) -> bool:
-    """``median_ttft``, ``NOT_RUN_BY_GATE``, ``32K telemetry host_rss``, ``qwen-nospec-v3``."""
-    return bool(_SNAKE.search(text) or _KEBAB.match(text))
+    """``median_ttft``, ``NOT_RUN_BY_GATE``, ``32K telemetry host_rss``, ``qwen-nospec-v3``, a commit
+    prefix ``fd2365042f56``, a ``key: value`` pair such as ``thinking: false``."""
+    return bool(_SNAKE.search(text) or _KEBAB.match(text) or _HEX.match(text) or _KEY_VALUE.match(text))
+
+
+def _what(text: str) -> str:
+    if _HEX.match(text):
+        return f"the commit prefix {text!r}"
+    if text in _BOOLEAN:
+        return f"the bare value {text!r}"
+    return f"the internal id {text!r}"
 
 
 def _at(panel: PanelSpec, positions: Positions, key: str, message: str, rule: str, hint: str) -> Problem:
@@ -162,13 +176,20 @@ def id_labels(panel: PanelSpec, items: list[Selected], points: list[Point], posi
                 seen.add(text)
                 message = f"the label of {item.pointer} falls back to its key: {text!r}"
                 yield _at(panel, positions, "select", message, "chart-id-label", "give the pointer a label: {pointer: …, label: …}")
-            elif id_field or looks_like_id(text):
+            elif id_field or looks_like_id(text) or text in _BOOLEAN:
                 seen.add(text)
-                message = f"{'a category' if key == 'x' else 'a series'} shows the internal id {text!r}"
-                hint = f"name it for readers in names: (e.g. names: {{{text}: …}}), or plot a human field such as label"
+                message = f"{'a category' if key == 'x' else 'a series'} shows {_what(text)}"
+                hint = (f"give it a human label in names: (e.g. names: {{{_yaml_key(text)}: …}}), or plot a human "
+                        "field such as label")
                 yield _at(panel, positions, key if key in panel.given else "select", message, "chart-id-label", hint)
 
 
+
+
+def _yaml_key(text: str) -> str:
+    """``text`` as a YAML key the author can copy: quoted where YAML would read it as another thing."""
+    plain = re.fullmatch(r"[A-Za-z][A-Za-z0-9_ .\-]*", text) and text not in _BOOLEAN and ": " not in text
+    return text if plain else '"' + text.replace('"', '\\"') + '"'
 
 
 _TITLE_UNIT = re.compile(r"\(([^()]+)\)\s*$")

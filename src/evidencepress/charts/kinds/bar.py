@@ -145,9 +145,13 @@ def _bar(
     if offsets:
         d.error_bar(ax, at, point.value, offsets, horizontal=horizontal)
     if label and inside:
+        # Inside the bar's end when it fits there; else from the bar's start on, never over the category labels.
         negative = point.value < 0
-        d.value_text(ax, label, (point.value, at), (5 if negative else -5, 0), ha="left" if negative else "right",
-                     va="center")
+        bar_px = abs(ax.transData.transform((point.value, 0))[0] - ax.transData.transform((0, 0))[0])
+        at_end = d.measure(label, style.SIZE_VALUE) + 10 <= bar_px
+        x, side = (point.value, -1) if at_end else (0.0, 1)
+        side = -side if negative else side
+        d.value_text(ax, label, (x, at), (side * 4, 0), ha="left" if side > 0 else "right", va="center")
     elif label:
         _annotate(ax, point, at, label, horizontal)
 

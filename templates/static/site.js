@@ -58,7 +58,66 @@
     });
   }
 
+  // The table of contents marks the section being read (aria-current): the last of its headings above
+  // the upper third of the window. An IntersectionObserver says when that may have changed; without
+  // JavaScript the list is simply there.
+  function followSections() {
+    var links = document.querySelectorAll(".toc a[href^='#']");
+    if (!links.length || !("IntersectionObserver" in window)) {
+      return;
+    }
+    var headings = [];
+    links.forEach(function (link) {
+      var heading = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+      if (heading) {
+        headings.push({ heading: heading, link: link });
+      }
+    });
+    function mark() {
+      var current = null;
+      headings.forEach(function (item) {
+        if (item.heading.getBoundingClientRect().top < window.innerHeight / 3) {
+          current = item;
+        }
+      });
+      headings.forEach(function (item) {
+        if (item === current) {
+          item.link.setAttribute("aria-current", "true");
+        } else {
+          item.link.removeAttribute("aria-current");
+        }
+      });
+    }
+    var observer = new IntersectionObserver(mark, { rootMargin: "0px 0px -66% 0px" });
+    headings.forEach(function (item) { observer.observe(item.heading); });
+    mark();
+  }
+
+  // An inline value's note opens beside its button rather than in the middle of the screen.
+  function placeNotes() {
+    document.querySelectorAll(".ev-note[popover]").forEach(function (note) {
+      note.addEventListener("toggle", function (event) {
+        var button = document.querySelector(".ev-more[aria-expanded='true'][popovertarget='" + note.id + "']") ||
+          document.activeElement;
+        if (event.newState !== "open" || !button || !button.getBoundingClientRect) {
+          return;
+        }
+        var box = button.getBoundingClientRect();
+        var width = note.offsetWidth;
+        var left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
+        var below = box.bottom + 6 + note.offsetHeight < window.innerHeight;
+        note.style.margin = "0";
+        note.style.left = left + "px";
+        note.style.right = "auto";
+        note.style.top = below ? box.bottom + 6 + "px" : "auto";
+        note.style.bottom = below ? "auto" : window.innerHeight - box.top + 6 + "px";
+      });
+    });
+  }
+
   window.evidencepress = { href: href, markScrollable: markScrollable };
+  followSections();
+  placeNotes();
   addCopyButtons();
   markAll();
   var pending = 0;

@@ -30,6 +30,7 @@ from ..output.article import (
     SiteContext,
     create_environment,
     navigation,
+    neighbours,
     render_article,
     render_listing,
     static_files,
@@ -166,7 +167,8 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     states = plan.source_states
     record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states) for record in records]
     keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
-                        states.get(page.url, ()), ctx.history.of(page.url)) for page in plan.pages]
+                        states.get(page.url, ()), ctx.history.of(page.url), neighbours(ctx.index, page.url))
+            for page in plan.pages]
     stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
     missing = [number for number, key in enumerate(keys) if not store.has(key)]
 

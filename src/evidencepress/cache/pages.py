@@ -23,15 +23,17 @@ from .caches import Store, code_fingerprint, key_of
 
 
 def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str], states: Sequence[Any] = (),
-                history: Sequence[Any] = ()) -> str:
+                history: Sequence[Any] = (), around: Any = None) -> str:
     """What an article's rendered files depend on: the page (``page``: its page_key, of its source,
     the schemas and the code), its entry in the site index (record titles, counts, section: every
     field but the page), the site context and templates (``context``), its drawn charts
     (sha256 by file name), its verification states (``states``: they come from the vault) and
-    the changes to its published data (``history``: they come from git)."""
+    the changes to its published data (``history``: they come from git) and its previous and next
+    articles in its section (``around``)."""
     about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
     drawn = sorted(svgs.items())
-    return key_of(page, repr(about), context, repr(drawn), repr(tuple(states)), repr(tuple(history)))
+    return key_of(page, repr(about), context, repr(drawn), repr(tuple(states)), repr(tuple(history)),
+                  repr(around))
 
 
 def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str,

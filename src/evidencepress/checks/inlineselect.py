@@ -11,7 +11,7 @@ from ..content.inlinerefs import Ref
 from ..core import jsontext
 from ..core.export import RESULTS
 from ..core.model import JsonPath, pointer
-from ..core.numbers import for_reading
+from ..core.numbers import for_reading, number_for_reading
 from .resultids import anchor_of
 
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}
@@ -26,8 +26,20 @@ class Selected:
     value: Any
     unit: str  # "" when no unit applies (a condition, a count without unit)
     evidence_url: str  # "" when the entry gives none
-    title: str  # what the value is and its conditions (the tooltip)
+    about: str  # what the value is: ``label (record), field. statistic.``
     row: str = ""  # site path of the result's row on its record page; "" for a value outside a result
+    conditions: tuple[tuple[str, str], ...] = ()  # its entry's reported conditions, as authored
+    not_reported: tuple[str, ...] = ()  # its entry's conditions that are null
+
+    @property
+    def title(self) -> str:
+        """What the value is and its conditions, in one sentence each."""
+        parts = [self.about.rstrip(".")]
+        if self.conditions:
+            parts.append("Conditions: " + "; ".join(f"{k}: {v}" for k, v in self.conditions))
+        if self.not_reported:
+            parts.append("Not reported: " + ", ".join(self.not_reported))
+        return ". ".join(parts) + "."
 
     @property
     def is_number(self) -> bool:
@@ -72,8 +84,9 @@ def select(export: Mapping[str, Any], ref: Ref) -> Selected | SelectionError:
     entry_path = path[:2] if len(path) > 1 and isinstance(path[1], int) else path[:1]
     entry = _at(export, entry_path)
     entry = entry if isinstance(entry, Mapping) else {}
+    reported, missing = _conditions(entry)
     return Selected(ref.text, pointer(path), value, _unit(export, path), _evidence(export, path),
-                    _title(entry, path[len(entry_path):], path), _row(entry, entry_path))
+                    _about(entry, path[len(entry_path):], path), _row(entry, entry_path), reported, missing)
 
 
 def _row(entry: Mapping[str, Any], entry_path: JsonPath) -> str:
@@ -202,8 +215,8 @@ def _evidence(export: Mapping[str, Any], path: JsonPath) -> str:
     return ""
 
 
-def _title(entry: Mapping[str, Any], inner: JsonPath, path: JsonPath) -> str:
-    """``label (record), field. statistic. Conditions: k: v; ... Not reported: a, b.``"""
+def _about(entry: Mapping[str, Any], inner: JsonPath, path: JsonPath) -> str:
+    """``label (record), field. statistic.``"""
     name = next((str(entry[k]) for k in ("label", "name", "id", "kind") if isinstance(entry.get(k), str)),
                 pointer(path[:2]))
     record = entry.get("source_record_id") or entry.get("record_id")
@@ -213,16 +226,22 @@ def _title(entry: Mapping[str, Any], inner: JsonPath, path: JsonPath) -> str:
         parts[0] += f", {field}"
     if isinstance(entry.get("statistic"), str):
         parts.append(entry["statistic"])
-    conditions = entry.get("conditions")
-    if isinstance(conditions, Mapping):
-        reported = [f"{k}: {_authored(v)}" for k, v in conditions.items() if v is not None]
-        missing = [str(k) for k, v in conditions.items() if v is None]
-        if reported:
-            parts.append("Conditions: " + "; ".join(reported))
-        if missing:
-            parts.append("Not reported: " + ", ".join(missing))
     return ". ".join(part.rstrip(".") for part in parts) + "."
 
 
-def _authored(value: Any) -> str:
-    return value if isinstance(value, str) else jsontext.dumps(value, indent=None)
+def _conditions(entry: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    """The entry's reported conditions (key, value as authored) and the keys it leaves null."""
+    conditions = entry.get("conditions")
+    if not isinstance(conditions, Mapping):
+        return (), ()
+    reported = tuple((str(k), condition_text(v)) for k, v in conditions.items() if v is not None)
+    return reported, tuple(str(k) for k, v in conditions.items() if v is None)
+
+
+def condition_text(value: Any) -> str:
+    """A condition's value as read: text as it is, a number by its literal (separators added), else JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return number_for_reading(value)
+    return jsontext.dumps(value, indent=None)

@@ -40,7 +40,9 @@ from .citation import cite_page
 from .comparison import comparison_members
 from .data import article_csv
 from .generated_md import listing_markdown
+from .inline import shared_conditions
 from .jsonld import dataset_jsonld
+from .sourcelist import source_views
 from .templating import guarded_environment
 from .verification import any_checked, badges_by_pointer, envelope_members, of_entry
 
@@ -52,6 +54,26 @@ class NavItem:
     title: str
     url: str
     current: bool = False
+
+
+@dataclass(frozen=True)
+class Neighbours:
+    """The articles before and after one in its section's listing order (None at either end)."""
+
+    previous: NavItem | None = None
+    next: NavItem | None = None
+
+
+def neighbours(index: SiteIndex, url: str) -> Neighbours:
+    """An article's neighbours in the listing of its section (newest checked first); none outside a section."""
+    section_url = index.entry(url).section_url
+    listing = next((item for item in index.listings if section_url and item.url == section_url), None)
+    entries = listing.entries if listing else ()
+    at = next((number for number, entry in enumerate(entries) if entry.page.url == url), None)
+    if at is None:
+        return Neighbours()
+    around = [NavItem(entry.page.front.title, entry.page.url) for entry in entries]
+    return Neighbours(around[at - 1] if at > 0 else None, around[at + 1] if at + 1 < len(around) else None)
 
 
 @dataclass(frozen=True)
@@ -201,7 +223,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
             narrow=Markup(inline_svg(narrow)) if narrow else "",
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
-    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values))
+    shared = shared_conditions(page.export)
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values, shared))
     entry = ctx.index.entry(page.url)
     context = page_context(ctx, page.url)
     if entry.figures.results:  # the "Data in this article" section shows what the Dataset names
@@ -216,6 +239,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         history=change_views(ctx.history.of(page.url)),
         changes_url=CHANGES_URL,
         citation=cite_page(page, ctx.config),
+        sources=source_views(page.front.sources, page.export or EMPTY_EXPORT),
+        around=neighbours(ctx.index, page.url),
     )
 
 

@@ -18,19 +18,24 @@ from markdown_it.token import Token
 from ..checks.inlinevalues import InlineValue
 from ..content.markdown import create_parser
 from ..core.urls import is_site_path, relative
-from .inline import value_html
+from .inline import Shared, ValueNotes, value_html
 
-# A wide table scrolls sideways inside a focusable frame instead of widening the page.
-TABLE_FRAME = '<div class="table-scroll" role="region" aria-label="Table" tabindex="0">\n'
+# A wide table scrolls sideways inside a focusable frame instead of widening the page; the frame is a
+# region named by the heading the table stands under (else by its column headers), never "Table".
+TABLE_FRAME = '<div class="table-scroll" role="region" {name} tabindex="0">\n'
 
 
 def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int],
-                  inline_values: Mapping[tuple[str, str], InlineValue] | None = None) -> str:
+                  inline_values: Mapping[tuple[str, str], InlineValue] | None = None,
+                  shared: Shared | None = None) -> str:
     """HTML of the body. Site paths become relative to ``page_url``; a fence whose opening body
     line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all;
-    ``inline_values`` holds the resolved roles ({value}`...`)."""
-    env = {"figures": figures, "hidden": hidden, "page_url": page_url, "inline_values": inline_values or {}}
-    return str(_HTML.renderer.render(list(tokens), _HTML.options, env))
+    ``inline_values`` holds the resolved roles ({value}`...`), ``shared`` the conditions their notes
+    leave to the sources section."""
+    notes = ValueNotes(page_url, shared or Shared())
+    env = {"figures": figures, "hidden": hidden, "page_url": page_url, "inline_values": inline_values or {},
+           "notes": notes}
+    return str(_HTML.renderer.render(list(tokens), _HTML.options, env)) + notes.html()
 
 
 def _render_role(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
@@ -40,7 +45,7 @@ def _render_role(self: Any, tokens: Sequence[Token], idx: int, options: Any, env
     if item is None:
         return f"<code>{escapeHtml(token.content)}</code>"
     in_link = sum(1 if t.type == "link_open" else -1 for t in tokens[:idx] if t.type in ("link_open", "link_close"))
-    return value_html(item, env["page_url"], in_link > 0)
+    return value_html(item, env["page_url"], env["notes"], in_link > 0)
 
 
 def _relative_copy(token: Token, attr: str, env: dict[str, Any]) -> Token:
@@ -63,7 +68,42 @@ def _render_image(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
 
 
 def _render_table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
-    return TABLE_FRAME + str(self.renderToken(tokens, idx, options, env))
+    return TABLE_FRAME.format(name=_table_name(tokens, idx)) + str(self.renderToken(tokens, idx, options, env))
+
+
+def _table_name(tokens: Sequence[Token], idx: int) -> str:
+    """The frame's name: the text of the heading the table stands under, else its column headers
+    (a label, not ``aria-labelledby``: the heading also holds its permalink, whose name is not the table's)."""
+    for back in range(idx - 1, 0, -1):
+        if tokens[back - 1].type == "heading_open" and tokens[back].type == "inline":
+            return f'aria-label="{escapeHtml(_plain(tokens[back]))}"'
+    headers: list[str] = []
+    for token in tokens[idx:]:
+        if token.type == "thead_close":
+            break
+        if token.type == "inline":
+            headers.append(_plain(token))
+    return f'aria-label="{escapeHtml("Table of " + ", ".join(h for h in headers if h))}"'
+
+
+def _plain(inline: Token) -> str:
+    """An inline token's text as read (its text and code spans)."""
+    text = "".join(c.content for c in inline.children or () if c.type in ("text", "code_inline"))
+    return " ".join((text or inline.content).split())
+
+
+def _render_heading_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    """An h2 or h3 with an id ends with its permalink: a "#" shown on hover and focus, named by the heading."""
+    close = str(self.renderToken(tokens, idx, options, env))
+    opening = tokens[idx - 2] if idx >= 2 else None
+    if opening is None or opening.type != "heading_open" or opening.tag not in ("h2", "h3"):
+        return close
+    anchor = opening.attrGet("id")
+    if not anchor:
+        return close
+    text = _plain(tokens[idx - 1])
+    return (f'<a class="heading-anchor" href="#{escapeHtml(str(anchor))}" '
+            f'aria-label="Link to this section: {escapeHtml(text)}" data-pagefind-ignore>#</a>' + close)
 
 
 def _render_table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
@@ -87,6 +127,7 @@ def _html_renderer() -> MarkdownIt:
     md.add_render_rule("image", _render_image)
     md.add_render_rule("table_open", _render_table_open)
     md.add_render_rule("table_close", _render_table_close)
+    md.add_render_rule("heading_close", _render_heading_close)
     md.add_render_rule("myst_role", _render_role)
     return md
 

@@ -84,7 +84,8 @@ def test_html_has_article_parts(tmp_path: Path) -> None:
     assert "What the test article shows." in html
     assert 'datetime="2026-10-18"' in html
     assert '<a href="#results">Results</a>' in html  # table of contents
-    assert '<h2 id="results">Results</h2>' in html
+    assert ('<h2 id="results">Results<a class="heading-anchor" href="#results" '
+            'aria-label="Link to this section: Results" data-pagefind-ignore>#</a></h2>') in html
     assert '<a href="../b/">link</a>' in html  # site paths become relative
     assert "<s>old</s>" in html
     assert "Original sources and conditions" in html and "badge-pinned" in html

@@ -76,12 +76,36 @@ CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; c
               "cache_state, context_limit_tokens.")
 
 
+def note(prose: str, ident: str) -> str:
+    """The text of a value's note in the list after the body."""
+    found = re.search(rf'<li id="{ident}"[^>]*>(.*?)</li>', prose)
+    assert found is not None, prose
+    return found.group(1)
+
+
 def test_a_value_is_its_literal_and_unit_linked_to_its_row_and_evidence_with_conditions(tmp_path: Path) -> None:
-    """HTML links the record row (cited line, check, evidence); Markdown the evidence itself."""
+    """HTML links the record row (cited line, check, evidence); Markdown the evidence itself. What the
+    value is and its conditions are in a note after the body, reached by a small link named by the value."""
     prose, markdown = built(tmp_path, "Decode ran at {value}`example-record/Decode at C1` on one Spark.")
-    assert (f'<p>Decode ran at <a class="ev-value" href="{ROW}" title="Decode at C1 (example-record). one run. '
-            f'{CONDITIONS}">88.697 tokens/s</a> on one Spark.</p>') in prose
+    assert (f'<p>Decode ran at <a class="ev-value" href="{ROW}">88.697 tokens/s</a><a class="ev-more" '
+            'href="#ev-note-1" aria-label="About 88.697 tokens/s"><span aria-hidden="true">i</span></a> on one Spark.</p>'
+            ) in prose
+    assert note(prose, "ev-note-1") == (f'Decode at C1 (example-record). one run. '
+                                        f'<a href="{ROW}">Every condition, its source line and its check</a>')
+    # What the record's results on the page share is written once, after the notes, and each note points to it.
+    assert '<li id="ev-note-1" data-shared="ev-shared-1">' in prose
+    assert ('<p class="ev-shared" id="ev-shared-1">example-record · Conditions all its results on this page share: '
+            + CONDITIONS.removeprefix("Conditions: ").replace("Not reported:", "Not reported in any:") + "</p>") in prose
+    assert " title=" not in prose
     assert markdown == f"Decode ran at [88.697 tokens/s]({EVIDENCE}) on one Spark."
+
+
+def test_a_note_names_only_what_sets_a_value_apart_from_its_records_other_results(tmp_path: Path) -> None:
+    """Conditions every result of the record on the page shares are left to the record row (linked)."""
+    prose, _ = built(tmp_path, "C1 {value}`Decode at C1`, C16 {value}`Decode at C16` and C1 again {value}`Decode at C1`.")
+    assert prose.count('<li id="ev-note-') == 2  # the same note is written once
+    assert prose.count('<p class="ev-shared"') == 1  # the record's shared conditions once
+    assert prose.count('href="#ev-note-1"') == 2
 
 
 def test_fields_labels_pointers_and_nounit(tmp_path: Path) -> None:
@@ -100,9 +124,11 @@ def test_a_derived_value_shows_its_formula_and_is_marked(tmp_path: Path) -> None
     c1, c16 = f"[88.697 tokens/s]({EVIDENCE})", f"[231.294 tokens/s]({EVIDENCE})"
     assert markdown == (f"C16 gives 2.6 (= {c16} ÷ {c1}) times C1; both add up to 319.991 tokens/s (= {c1} + {c16}) "
                         f"and differ by 142.597 tokens/s (= {c16} − {c1}).")
-    assert ('<span class="ev-derived" title="Derived by the site: ratio of two values of the export, rounded '
-            'half-up to 1 decimal place.">2.6</span><span class="ev-formula"> (= <a class="ev-value"') in prose
-    assert '<span class="ev-derived" title="Derived by the site: sum of two values of the export.">' in prose
+    assert ('<span class="ev-derived">2.6</span><a class="ev-more" href="#ev-note-3" aria-label="About 2.6">'
+            '<span aria-hidden="true">i</span></a><span class="ev-formula"> (= <a class="ev-value"') in prose
+    assert note(prose, "ev-note-3") == ("Derived by the site: ratio of two values of the export, rounded half-up "
+                                        "to 1 decimal place.")
+    assert note(prose, "ev-note-4") == "Derived by the site: sum of two values of the export."
 
 
 def test_a_rounded_value_is_marked_and_never_gains_digits(tmp_path: Path) -> None:
@@ -111,8 +137,9 @@ def test_a_rounded_value_is_marked_and_never_gains_digits(tmp_path: Path) -> Non
     prose, markdown = built(tmp_path, body)
     assert markdown == (f"Rounded [≈231.3 tokens/s]({EVIDENCE}), [≈231]({EVIDENCE}), kept [231.294 tokens/s]({EVIDENCE}) "
                         f"and [231.294 tokens/s]({EVIDENCE}).")
-    assert (f'<a class="ev-value ev-rounded" href="{ROW}6" title="Derived by the site: rounded half-up to 1 '
-            'decimal place from 231.294 tokens/s. Decode at C16 (example-record). one run.') in prose
+    assert f'<a class="ev-value ev-rounded" href="{ROW}6">≈231.3 tokens/s</a><a class="ev-more" href="#ev-note-1"' in prose
+    assert note(prose, "ev-note-1").startswith("Derived by the site: rounded half-up to 1 decimal place from "
+                                               "231.294 tokens/s. Decode at C16 (example-record). one run.")
 
 
 def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
@@ -120,15 +147,16 @@ def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
            "| 1 | {value}`Decode at C1; nounit` |"
     prose, markdown = built(tmp_path, body)
     assert markdown == "See [the peak 97.2 GiB](#part)."
-    assert '<a href="#part">the peak <span class="ev-value" title="peak. ">97.2 GiB</span></a>' not in prose
-    assert '<a href="#part">the peak <span class="ev-value" title="peak.">97.2 GiB</span></a>' in prose
-    assert f'<td style="text-align:right"><a class="ev-value" href="{ROW}"' in prose
+    assert '<a href="#part">the peak <span class="ev-value">97.2 GiB</span></a>.' in prose  # no link in a link
+    assert f'<td style="text-align:right"><a class="ev-value" href="{ROW}">88.697</a><a class="ev-more" href="#ev-note-1"' in prose
+    assert 'ev-note-2' not in prose  # the value inside the link has no note
 
 
 def test_a_value_outside_the_results_links_its_evidence_and_a_row_link_resolves(tmp_path: Path) -> None:
     prose, _ = built(tmp_path, "Peak {value}`/memory_observations/peak/value`, free {value}`Free memory`.")
-    assert f'<a class="ev-value" href="{SOURCE_URL}#L50" title="peak.">97.2 GiB</a>' in prose
-    assert '<a class="ev-value" href="../../community/memory-record/#free-memory" title=' in prose
+    assert f'<a class="ev-value" href="{SOURCE_URL}#L50">97.2 GiB</a><a class="ev-more" href="#ev-note-1"' in prose
+    assert note(prose, "ev-note-1") == "peak."
+    assert '<a class="ev-value" href="../../community/memory-record/#free-memory">3,414 MiB</a>' in prose
     record = (tmp_path / "_site/community/memory-record/index.html").read_text(encoding="utf-8")
     assert 'id="free-memory"' in record
 

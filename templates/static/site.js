@@ -93,31 +93,111 @@
     mark();
   }
 
-  // An inline value's note opens beside its button rather than in the middle of the screen.
-  function placeNotes() {
-    document.querySelectorAll(".ev-note[popover]").forEach(function (note) {
-      note.addEventListener("toggle", function (event) {
-        var button = document.querySelector(".ev-more[aria-expanded='true'][popovertarget='" + note.id + "']") ||
-          document.activeElement;
-        if (event.newState !== "open" || !button || !button.getBoundingClientRect) {
-          return;
+  // An inline value's "i" links its note in the list after the body; here it becomes a button that
+  // shows the note beside the value (Escape, the close button or a click elsewhere hides it again).
+  function addValueNotes() {
+    var opener = null;
+    var box = document.createElement("div");
+    box.className = "ev-popover";
+    box.id = "ev-popover";
+    box.setAttribute("role", "dialog");
+    box.setAttribute("aria-label", "About this value");
+    box.hidden = true;
+    var text = document.createElement("div");
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "ev-close";
+    close.setAttribute("aria-label", "Close");
+    close.textContent = "\u00d7";
+    box.appendChild(text);
+    box.appendChild(close);
+    function hide(refocus) {
+      if (box.hidden) {
+        return;
+      }
+      box.hidden = true;
+      if (opener) {
+        opener.setAttribute("aria-expanded", "false");
+        if (refocus !== false) {
+          opener.focus();
         }
-        var box = button.getBoundingClientRect();
-        var width = note.offsetWidth;
-        var left = Math.max(8, Math.min(box.left, window.innerWidth - width - 8));
-        var below = box.bottom + 6 + note.offsetHeight < window.innerHeight;
-        note.style.margin = "0";
-        note.style.left = left + "px";
-        note.style.right = "auto";
-        note.style.top = below ? box.bottom + 6 + "px" : "auto";
-        note.style.bottom = below ? "auto" : window.innerHeight - box.top + 6 + "px";
+      }
+      opener = null;
+    }
+    function show(link) {
+      var note = document.getElementById(decodeURIComponent(link.getAttribute("href").slice(1)));
+      if (!note) {
+        return;
+      }
+      if (opener) {
+        opener.setAttribute("aria-expanded", "false");
+      }
+      opener = link;
+      text.innerHTML = note.innerHTML;
+      var shared = document.getElementById(note.getAttribute("data-shared") || "");
+      if (shared) {
+        var more = document.createElement("p");
+        more.innerHTML = shared.innerHTML;
+        text.appendChild(more);
+      }
+      box.setAttribute("aria-label", link.getAttribute("aria-label"));
+      box.hidden = false;
+      link.setAttribute("aria-expanded", "true");
+      var at = link.getBoundingClientRect();
+      var left = Math.max(8, Math.min(at.left - 12, window.innerWidth - box.offsetWidth - 8));
+      var below = at.bottom + 6 + box.offsetHeight < window.innerHeight;
+      box.style.left = left + "px";
+      box.style.top = (below ? at.bottom + 6 : Math.max(8, at.top - box.offsetHeight - 6)) + "px";
+      close.focus();
+    }
+    var links = document.querySelectorAll("a.ev-more[href^='#']");
+    if (!links.length) {
+      return;
+    }
+    document.body.appendChild(box);
+    links.forEach(function (link) {
+      link.setAttribute("role", "button");
+      link.setAttribute("aria-expanded", "false");
+      link.setAttribute("aria-controls", box.id);
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        if (opener === link) {
+          hide();
+        } else {
+          show(link);
+        }
+      });
+      link.addEventListener("keydown", function (event) {
+        if (event.key === " ") {
+          event.preventDefault();
+          link.click();
+        }
       });
     });
+    close.addEventListener("click", hide);
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        hide();
+      }
+    });
+    document.addEventListener("click", function (event) {
+      if (!box.hidden && !box.contains(event.target) && event.target.closest && !event.target.closest("a.ev-more")) {
+        hide(false);
+      }
+    });
+    window.addEventListener("scroll", function () {
+      if (!box.hidden && opener) {
+        var at = opener.getBoundingClientRect();
+        if (at.bottom < 0 || at.top > window.innerHeight) {
+          hide(false);
+        }
+      }
+    }, { passive: true });
   }
 
   window.evidencepress = { href: href, markScrollable: markScrollable };
   followSections();
-  placeNotes();
+  addValueNotes();
   addCopyButtons();
   markAll();
   var pending = 0;

@@ -4,9 +4,10 @@ In HTML a reported result's value links to its row on the record page (where
 the cited line, its check and the evidence link are), any other value to its
 evidence; in Markdown every value links to its evidence, so an agent reading
 one file reaches the source. What the value is and its conditions sit in a
-note: a small button after the value opens it as a popover (by keyboard, touch
-or pointer, without JavaScript), and each distinct note is written once per
-page, after the body (``ValueNotes``), never as a ``title``. A derived value
+note, never a ``title``: each distinct note is written once per page, in a
+folded list after the body (``ValueNotes``), and a small "i" link after the
+value leads to it (footnote style, without JavaScript); site.js turns that link
+into a button that shows the note beside the value, by keyboard, touch or pointer. A derived value
 shows its formula, each input linked the same way, so a reader can check it.
 """
 
@@ -28,16 +29,21 @@ from ..core.urls import relative
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
 
+Common = tuple[tuple[tuple[str, str], ...], tuple[str, ...]]  # conditions (key, text) alike, keys null in all
+
+
 @dataclass(frozen=True)
 class Shared:
-    """What the page's results of one record share (by the site path of the record page): a value's
-    note names only the conditions that tell it from the record's other results on the page, and
-    links its row on the record page, which lists every condition."""
+    """What the page's results of one record share, by the site path of the record page, in the order
+    of the record's first result: a value's note names only the conditions that set it apart, and the
+    shared ones are written once per record, after the notes."""
 
-    by_record: Mapping[str, tuple[frozenset[tuple[str, str]], frozenset[str]]] = field(default_factory=dict)
+    by_record: Mapping[str, Common] = field(default_factory=dict)
 
-    def of(self, row: str) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
-        return self.by_record.get(row.split("#")[0], (frozenset(), frozenset())) if row else (frozenset(), frozenset())
+    def of(self, row: str) -> tuple[str, Common]:
+        path = row.split("#")[0]
+        found = self.by_record.get(path) if row else None
+        return (path, found) if found and (found[0] or found[1]) else ("", ((), ()))
 
 
 def shared_conditions(export: Mapping[str, Any] | None) -> Shared:
@@ -48,48 +54,70 @@ def shared_conditions(export: Mapping[str, Any] | None) -> Shared:
     return Shared({path: _common(conditions) for path, conditions in groups.items() if len(conditions) > 1})
 
 
-def _common(conditions: list[Mapping[str, Any]]) -> tuple[frozenset[tuple[str, str]], frozenset[str]]:
-    reported = [{(str(k), condition_text(v)) for k, v in c.items() if v is not None} for c in conditions]
-    nulls = [{str(k) for k, v in c.items() if v is None} for c in conditions]
-    return frozenset(set.intersection(*reported)), frozenset(set.intersection(*nulls))
+def _common(conditions: list[Mapping[str, Any]]) -> Common:
+    first, rest = conditions[0], conditions[1:]
+    alike = tuple((str(k), condition_text(v)) for k, v in first.items() if v is not None
+                  and all(k in other and condition_text(other[k]) == condition_text(v) and other[k] is not None
+                          for other in rest))
+    nulls = tuple(str(k) for k, v in first.items() if v is None and all(k in o and o[k] is None for o in rest))
+    return alike, nulls
 
 
 @dataclass
 class ValueNotes:
-    """The notes of one page's inline values, each distinct note once, numbered in reading order."""
+    """The notes of one page's inline values, each distinct note once, numbered in reading order, and
+    the conditions each record's results on the page share, once per record."""
 
     page_url: str
     shared: Shared = field(default_factory=Shared)
-    ids: dict[tuple[str, str], str] = field(default_factory=dict)  # (note text, its row's link) -> element id
+    ids: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (text, row link, record) -> element id
+    records: dict[str, str] = field(default_factory=dict)  # record page path -> id of its shared conditions
 
     def add(self, text: str) -> str:
-        return self._id((text, ""))
+        return self._id((text, "", ""))
 
     def add_value(self, part: Selected, derived: str = "") -> str:
         """The note of one value: what it is, the conditions that set it apart from its record's other
-        results on the page (each of them when it has no row to link), the link to its row."""
-        common, nulls = self.shared.of(part.row)
+        results on the page (each of them when there are none), the link to its row."""
+        record, (alike, nulls) = self.shared.of(part.row)
         parts = [(derived + part.about).rstrip(".")]
-        own = [f"{k}: {v}" for k, v in part.conditions if (k, v) not in common]
+        own = [f"{k}: {v}" for k, v in part.conditions if (k, v) not in alike]
         missing = [k for k in part.not_reported if k not in nulls]
         if own:
-            parts.append(("Conditions that set it apart: " if common or nulls else "Conditions: ") + "; ".join(own))
+            parts.append(("Conditions that set it apart: " if record else "Conditions: ") + "; ".join(own))
         if missing:
             parts.append("Not reported: " + ", ".join(missing))
-        return self._id((". ".join(parts) + ".", relative(self.page_url, part.row) if part.row else ""))
+        if record and record not in self.records:
+            self.records[record] = f"ev-shared-{len(self.records) + 1}"
+        return self._id((". ".join(parts) + ".", relative(self.page_url, part.row) if part.row else "", record))
 
-    def _id(self, key: tuple[str, str]) -> str:
+    def _id(self, key: tuple[str, str, str]) -> str:
         if key not in self.ids:
             self.ids[key] = f"ev-note-{len(self.ids) + 1}"
         return self.ids[key]
 
     def html(self) -> str:
-        """The notes as popovers (hidden until opened); "" for a page without inline values."""
+        """The notes as a folded list after the body, "" for a page without inline values. Each value's
+        "i" links its note; site.js shows the note, with its record's shared conditions, beside the value."""
         if not self.ids:
             return ""
-        notes = "".join(f'<p class="ev-note" id="{ident}" popover>{escape(text)}{_row_link(row)}</p>\n'
-                        for (text, row), ident in self.ids.items())
-        return f'<div class="ev-notes" data-pagefind-ignore>\n{notes}</div>\n'
+        notes = "".join(f'<li id="{ident}"{_shared_ref(self.records.get(record, ""))}>{escape(text)}{_row_link(row)}</li>\n'
+                        for (text, row, record), ident in self.ids.items())
+        shared = "".join(self._shared_html(record, ident) for record, ident in self.records.items())
+        return (f'<details class="ev-notes" data-pagefind-ignore>\n<summary>What each value in the text is, and its '
+                f'conditions</summary>\n<ol>\n{notes}</ol>\n{shared}</details>\n')
+
+    def _shared_html(self, record: str, ident: str) -> str:
+        alike, nulls = self.shared.by_record[record]
+        name = record.rstrip("/").rsplit("/", 1)[-1]
+        parts = ["Conditions all its results on this page share: " + "; ".join(f"{k}: {v}" for k, v in alike)] if alike else []
+        if nulls:
+            parts.append("Not reported in any: " + ", ".join(nulls))
+        return f'<p class="ev-shared" id="{ident}">{escape(name)} · {escape(". ".join(parts))}.</p>\n'
+
+
+def _shared_ref(ident: str) -> str:
+    return f' data-shared="{ident}"' if ident else ""
 
 
 def _row_link(row: str) -> Markup:
@@ -106,7 +134,7 @@ def value_html(item: InlineValue, page_url: str, notes: ValueNotes, in_link: boo
         return _input_html(item.inputs[0], item.text, page_url, notes, in_link, f"Derived by the site: {item.note}. ")
     symbol = item.formula_symbol
     inputs = symbol.join(_input_html(part, part.display, page_url, notes, in_link) for part in item.inputs)
-    note = _note_button(notes.add(f"Derived by the site: {item.note}."), item.text, in_link)
+    note = "" if in_link else _note_button(notes.add(f"Derived by the site: {item.note}."), item.text)
     return (f'<span class="ev-derived">{escape(item.text)}</span>{note}'
             f'<span class="ev-formula"> (= {inputs})</span>')
 
@@ -115,19 +143,18 @@ def _input_html(part: Selected, text: str, page_url: str, notes: ValueNotes, in_
                 derived: str = "") -> str:
     kind = "ev-value ev-rounded" if derived else "ev-value"
     href = relative(page_url, part.row) if part.row else part.evidence_url
-    note = _note_button(notes.add_value(part, derived), text, in_link)
+    note = "" if in_link else _note_button(notes.add_value(part, derived), text)
     if href and not in_link:
         return f'<a class="{kind}" href="{escape(href)}">{escape(text)}</a>{note}'
     return f'<span class="{kind}">{escape(text)}</span>{note}'
 
 
-def _note_button(ident: str, text: str, in_link: bool) -> str:
-    """The button that opens a value's note; none inside a link's text (a button may not sit in a link)."""
-    if in_link:
-        return ""
+def _note_button(ident: str, text: str) -> str:
+    """The link to a value's note (site.js makes it a button that opens the note as a popover); a value
+    inside a link's text has none (links do not nest)."""
     name = escape(f"About {' '.join(text.split())}")
-    return (f'<button type="button" class="ev-more" popovertarget="{ident}" aria-label="{name}">'
-            f'<span aria-hidden="true">i</span></button>')
+    return f'<a class="ev-more" href="#{ident}" aria-label="{name}"><span aria-hidden="true">i</span></a>'
+
 
 
 def value_markdown(item: InlineValue, in_link: bool = False) -> str:

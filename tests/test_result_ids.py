@@ -85,7 +85,7 @@ def test_record_rows_are_anchored_and_chart_labels_link_to_them(tmp_path: Path) 
     assert record.count('<tr id="run-one">') == 1  # cited by both articles: anchored once
     assert '<tr id="main">' not in record  # the page's own id
     html = (root / "_site/guides/a/index.html").read_text()
-    assert ('<td><a href="../../community/example-record/#run-one" title="This result on its record page">Run one'
+    assert ('<td><a href="../../community/example-record/#run-one">Run one'
             '</a></td>') in html
 
 

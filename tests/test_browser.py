@@ -485,3 +485,32 @@ def test_every_search_filter_is_listed_even_when_a_filter_file_loads_last(visit:
     names = [name.strip().lower() for name in page.locator(".pagefind-ui__filter-name").all_inner_texts()]
     assert held and {"system", "model", "engine"} <= set(names), names
     assert visit.problems == []
+
+
+def test_an_inline_values_note_opens_by_keyboard_beside_it_and_closes_with_escape(visit: Visit, server: str) -> None:
+    page = visit.open(server + ARTICLE)
+    more = page.locator(".prose a.ev-more").first
+    assert more.get_attribute("role") == "button" and more.get_attribute("aria-expanded") == "false"
+    more.focus()
+    page.keyboard.press("Enter")
+    note = page.locator("#ev-popover")
+    assert note.is_visible() and more.get_attribute("aria-expanded") == "true"
+    assert "Every condition, its source line and its check" in note.inner_text()
+    assert note.get_attribute("aria-label") == more.get_attribute("aria-label")
+    page.keyboard.press("Escape")
+    assert not note.is_visible()
+    assert page.evaluate("document.activeElement.classList.contains('ev-more')")
+    assert visit.problems == []
+
+
+def test_the_table_of_contents_stays_in_view_and_marks_the_section_read(visit: Visit, server: str) -> None:
+    page = visit.open(server + ARTICLE)
+    assert page.evaluate("getComputedStyle(document.querySelector('.toc')).position") == "sticky"
+    page.evaluate("window.scrollTo(0, document.getElementById('original-sources-and-conditions')"
+                  ".getBoundingClientRect().top + window.scrollY - 20)")
+    page.wait_for_function("document.querySelector('.toc a[aria-current]') !== null")
+    current = page.locator(".toc a[aria-current='true']")
+    assert current.count() == 1 and current.get_attribute("href") == "#original-sources-and-conditions"
+    toc = page.locator(".toc").bounding_box()
+    assert toc is not None and 0 <= toc["y"] < 100  # still on screen, at the top
+    assert visit.problems == []

@@ -90,6 +90,14 @@
     }
     var observer = new IntersectionObserver(mark, { rootMargin: "0px 0px -66% 0px" });
     headings.forEach(function (item) { observer.observe(item.heading); });
+    // A jump (a link, the End key) may pass a heading without it ever meeting the top third.
+    var queued = false;
+    window.addEventListener("scroll", function () {
+      if (!queued) {
+        queued = true;
+        requestAnimationFrame(function () { queued = false; mark(); });
+      }
+    }, { passive: true });
     mark();
   }
 

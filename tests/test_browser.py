@@ -335,7 +335,7 @@ def test_comparable_to_this_row_shows_exactly_the_rows_of_its_key(
     url, keys = comparable_site
     page = visit.open(url + "?q=40.5")
     assert _labels(page) == ["Run A"]
-    page.get_by_role("link", name="Comparable to this row: Run A (2 results)").click()
+    page.get_by_role("link", name="2 results comparable to this row: Run A").click()
     assert sorted(_labels(page)) == sorted(label for label, key in keys.items() if key == keys["Run A"])
     assert sorted(_labels(page)) == list(COMPARABLE_RUNS)
     notice = page.locator("#explore-like")
@@ -350,14 +350,14 @@ def test_comparable_to_this_row_shows_exactly_the_rows_of_its_key(
     # by keyboard: a key of its own compares the row with itself; Remove filter goes back to the row
     page.get_by_role("button", name="Clear filters").click()
     page.wait_for_function(f"document.querySelectorAll({ROW!r}).length === 5")
-    page.get_by_role("link", name="Comparable to this row: Run C fp8 (1 result)").focus()
+    page.get_by_role("link", name="1 result comparable to this row: Run C fp8").focus()
     page.keyboard.press("Enter")
     assert _labels(page) == ["Run C fp8"]
     page.get_by_role("button", name="Remove the filter: comparable to Run C fp8").click()
     page.wait_for_function("document.getElementById('explore-like').hidden")
     assert len(_labels(page)) == 5
     assert page.evaluate("document.activeElement.getAttribute('aria-label')") == \
-        "Comparable to this row: Run C fp8 (1 result)"
+        "1 result comparable to this row: Run C fp8"
     again = visit.open(shared)  # the address keeps the view
     assert sorted(_labels(again)) == list(COMPARABLE_RUNS)
     assert again.locator("#explore-like-text").inner_text() == "Comparable to Run A (decode_rate): 2 results"

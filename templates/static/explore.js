@@ -617,7 +617,7 @@
       control.href = "?comparable=" + encodeURIComponent(cell(row, "comparison_key")) + "&row=" + encodeURIComponent(rowName(row));
       control.textContent = plural(size);
       control.setAttribute("data-row", String(row));
-      control.setAttribute("aria-label", "Comparable to this row: " + label + " (" + plural(size) + ")");
+      control.setAttribute("aria-label", plural(size) + " comparable to this row: " + label);  // the visible text first (WCAG 2.5.3)
       control.title = "Show the results comparable to this one: the same metric and key conditions";
     } else {
       var why = notComparable(row);

@@ -102,8 +102,8 @@ def test_a_null_condition_reads_not_reported_on_the_record_page(built: dict[str,
     assert '<td class="cell-null" data-label="Kv dtype">not reported</td>' in html
     assert '<td class="cell-value" data-label="Kv dtype">fp8</td>' in html
     markdown = text(built, "community/example-record/index.md")
-    assert "- cache_state: not reported" in markdown
-    assert "| Label | Value | Unit | Statistic | Uncertainty | kv_dtype |" in markdown
+    assert "- Cache state: not reported" in markdown  # the human name, as on the HTML page
+    assert "| Label | Value | Unit | Statistic | Uncertainty | Kv dtype |" in markdown
     assert '| Run "A", first | 40.0 | tokens/s | one run | not reported | not reported |' in markdown
 
 

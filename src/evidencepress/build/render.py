@@ -201,7 +201,8 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
 def _context_key(ctx: SiteContext, templates: Path) -> str:
     """Everything of the site an article's or record page's files depend on besides the page itself:
     configuration, navigation, schema URL, CSV columns, the templates (site and default)."""
-    settings = repr((ctx.config, ctx.nav, ctx.schema_url, ctx.conditions, ctx.comparability))
+    settings = repr((ctx.config, ctx.nav, ctx.schema_url, ctx.conditions, ctx.comparability,
+                     ctx.condition_titles))
     return key_of(code_fingerprint(), settings, tree_digest(templates), tree_digest(DEFAULT_TEMPLATES))
 
 
@@ -209,6 +210,6 @@ def site_context(plan: SitePlan) -> SiteContext:
     # index.json names the schema the site publishes (which may extend the default), not its $id
     return SiteContext(plan.config, navigation(plan.index, plan.config), SCHEMA_URL + "export.schema.json",
                        plan.index, plan.schemas.core_conditions, plan.source_states, plan.history,
-                       plan.schemas.comparability)
+                       plan.schemas.comparability, plan.schemas.condition_titles)
 
 

@@ -88,6 +88,7 @@ class SiteContext:
     verification: Mapping[str, tuple[ResultState, ...]] | None = field(default_factory=dict)
     history: DataHistory = field(default_factory=DataHistory)  # the changes to the published data, from git
     comparability: Rules = NO_RULES  # which results may be compared (schema/comparability.json)
+    condition_titles: tuple[tuple[str, str], ...] = ()  # (key, human name) from the condition schema's titles
 
     def states_of(self, url: str) -> tuple[ResultState, ...]:
         return self.verification.get(url, ()) if self.verification is not None else ()

@@ -40,23 +40,29 @@ from .article import SiteContext, dump_json, generated_envelope, page_context
 from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
 from .verification import badges_by_pointer, entries
-from .views import anchored, citation_view
+from .views import anchored, citation_view, record_shared, shared_view
 
 PAGEFIND_FOLDER = "pagefind/"
 
 
 def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> dict[str, bytes]:
-    views = anchored(tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url))) for c in record.citations))
+    titles = dict(ctx.condition_titles)
+    shared = record_shared(record.results, ctx.conditions)
+    keys = frozenset(key for key, _ in shared)
+    views = anchored(tuple(citation_view(c, badges_by_pointer(ctx.states_of(c.page.url)), keys, ctx.conditions, titles)
+                           for c in record.citations))
+    common = shared_view(shared, titles)
     prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
     unknown = unknown_lines(unknowns_of(record.results, ctx.conditions))
     html = env.get_template("record.html").render(
-        **page_context(ctx, record.url), record=record, citations=views, prose=prose, unknown=unknown,
+        **page_context(ctx, record.url), record=record, citations=views, shared=common, prose=prose,
+        unknown=unknown,
         community_url=COMMUNITY_URL, explore_url=EXPLORE_URL, gaps_url=GAPS_URL,
     )
     return {
         "index.html": html.encode("utf-8"),
         "index.json": record_json(record, ctx),
-        "index.md": record_markdown(record, views, unknown).encode("utf-8"),
+        "index.md": record_markdown(record, views, unknown, common).encode("utf-8"),
     }
 
 

@@ -1,7 +1,8 @@
 """index.md of the generated pages: listings, source records and the site's tool pages.
 
 Links are site paths, as in an article's index.md. A record's results are a
-GFM table per citing article; ``not reported`` marks a null condition.
+list of the conditions every result shares, then a GFM table per citing article
+and metric; ``not reported`` marks a null condition, ``—`` one a result lacks.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 from ..site.index import Entry, Listing
 from ..site.records import Record
-from .views import CitationView, ResultView
+from .views import Cell, CitationView, ResultView
 
 
 def listing_markdown(listing: Listing) -> str:
@@ -43,8 +44,10 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
-def record_markdown(record: Record, citations: Sequence[CitationView], unknown: Sequence[str] = ()) -> str:
-    """A record's index.md; ``unknown``: its lines on the conditions none of its results knows."""
+def record_markdown(record: Record, citations: Sequence[CitationView], unknown: Sequence[str] = (),
+                    shared: Sequence[tuple[str, Cell]] = ()) -> str:
+    """A record's index.md; ``unknown``: its lines on the conditions none of its results knows;
+    ``shared``: the conditions every result of the record has with one value."""
     parts = [f"# {record.title}"]
     if record.summary:
         parts.append(f"> {record.summary}")
@@ -54,18 +57,25 @@ def record_markdown(record: Record, citations: Sequence[CitationView], unknown: 
                  f"cited by {_count(len(record.citations), 'article')}. Values are written as the sources report "
                  "them; `not reported` marks a condition the source does not give.")
     parts += unknown
+    if shared:
+        parts.append("Conditions of every result of this record:\n\n" + _condition_list(shared))
     for view in citations:
         parts.append(f"## From [{view.page.front.title}]({view.page.url})")
-        if view.shared:
-            parts.append("Conditions of every result below:\n\n" + "\n".join(
-                f"- {key}: {_cell(value.text)}" for key, value in view.shared))
-        if view.results:
-            parts.append(_results_table(view.varying, view.results))
+        for table in view.tables:
+            if len(view.tables) > 1 or table.metric:
+                parts.append(f"### {_cell(table.metric) or 'Results'}")
+            if table.shared:
+                parts.append("Conditions of every result below:\n\n" + _condition_list(table.shared))
+            parts.append(_results_table(table.varying, table.results))
         if view.mentions:
             parts.append("Other entries of the export that name this record: " + ", ".join(
                 f"`{m.pointer}` ({_cell(m.label)})" for m in view.mentions))
     parts.append("The same results, with every condition, are in the adjacent JSON.")
     return "\n\n".join(parts) + "\n"
+
+
+def _condition_list(shared: Sequence[tuple[str, Cell]]) -> str:
+    return "\n".join(f"- {key}: {_cell(value.text)}" for key, value in shared)
 
 
 def _results_table(varying: Sequence[str], results: Sequence[ResultView]) -> str:

@@ -13,11 +13,11 @@ from typing import Any
 
 from ..charts.uncertainty import uncertainty_text
 from ..checks.page import Page
-from ..core.export import result_id
+from ..core.export import ReportedResult, result_id
 from ..core.model import SourceRef
 from ..core.numbers import number_for_reading
 from ..site.dataset import csv_cell
-from ..site.records import ABSENT, Citation, Mention
+from ..site.records import ABSENT, Citation, Mention, split_conditions
 from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
@@ -59,14 +59,37 @@ class ResultView:
 
 
 @dataclass(frozen=True)
+class TableView:
+    """One table of a citation: its results of one metric."""
+
+    metric: str
+    shared: tuple[tuple[str, Cell], ...]  # (human name, value): shared within this table, not record-wide
+    varying: tuple[str, ...]  # human names of the conditions that vary within this table: its extra columns
+    results: tuple[ResultView, ...]
+
+
+@dataclass(frozen=True)
 class CitationView:
     page: Page
-    shared: tuple[tuple[str, Cell], ...]  # (human name, value)
-    varying: tuple[str, ...]  # human names of the varying conditions, the table's extra columns
-    results: tuple[ResultView, ...]
+    tables: tuple[TableView, ...]  # one per metric, in the order the metrics are first seen
     mentions: tuple[Mention, ...]
     sources: tuple[SourceRef, ...]
-    checked: bool = False  # some result's line was checked against its document: the table shows a column
+    checked: bool = False  # some result's line was checked against its document: the tables show a column
+
+    @property
+    def results(self) -> tuple[ResultView, ...]:
+        return tuple(row for table in self.tables for row in table.results)
+
+
+def record_shared(results: tuple[ReportedResult, ...], core: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:
+    """The conditions every result of a record has with one value (null included), as authored."""
+    shared, _ = split_conditions(results, core)
+    return shared
+
+
+def shared_view(shared: tuple[tuple[str, Any], ...],
+                titles: Mapping[str, str] | None = None) -> tuple[tuple[str, Cell], ...]:
+    return tuple((condition_name(key, titles), cell(value)) for key, value in shared)
 
 
 def cell(value: Any) -> Cell:
@@ -96,8 +119,12 @@ def text(value: Any) -> str:
     return csv_cell(value)
 
 
-def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None) -> CitationView:
-    """``badges``: the citing page's verification badges, by JSON pointer."""
+def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None,
+                  record_keys: frozenset[str] = frozenset(), core: tuple[str, ...] = (),
+                  titles: Mapping[str, str] | None = None) -> CitationView:
+    """``badges``: the citing page's verification badges, by JSON pointer; ``record_keys``: the
+    conditions shared by every result of the record (shown once above every table, so left out of
+    each); ``core``: the condition keys listed first; ``titles``: human names of condition keys."""
     cells: dict[str, Cell] = {}  # by text: a record's thousands of rows repeat few condition values
     found = badges or {}
 
@@ -109,28 +136,39 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None)
             found = cells[value] = cell(value)
         return found
 
-    results = tuple(
-        ResultView(
-            label=text(result.label),
-            value=cell(result.value).text,
-            unit=text(result.unit),
-            statistic=text(result.statistic),
-            uncertainty=uncertainty_text(result.uncertainty) or (NOT_REPORTED if result.uncertainty is None else ""),
-            conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in citation.varying),
-            evidence_url=text(result.evidence_url),
-            badge=found.get(f"/reported_results/{index}") if index is not None else None,
-            anchor=result_id(result.data) or "",
+    groups: dict[str, list[tuple[ReportedResult, int | None]]] = {}
+    for result, index in zip(citation.results, _indexes(citation), strict=True):
+        groups.setdefault(text(result.metric), []).append((result, index))
+    tables = []
+    for metric, members in groups.items():
+        shared, varying = split_conditions([result for result, _ in members], core)
+        rows = tuple(
+            ResultView(
+                label=text(result.label),
+                value=cell(result.value).text,
+                unit=text(result.unit),
+                statistic=text(result.statistic),
+                uncertainty=uncertainty_text(result.uncertainty) or (NOT_REPORTED if result.uncertainty is None else ""),
+                conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in varying),
+                evidence_url=text(result.evidence_url),
+                badge=found.get(f"/reported_results/{index}") if index is not None else None,
+                anchor=result_id(result.data) or "",
+            )
+            for result, index in members
         )
-        for result, index in zip(citation.results, _indexes(citation), strict=True)
-    )
-    shared = tuple((condition_name(key), cell(value)) for key, value in citation.shared)
-    return CitationView(citation.page, shared, tuple(map(condition_name, citation.varying)), results, citation.mentions, citation.sources,
-                        any_checked(row.badge for row in results))
+        own = tuple((key, value) for key, value in shared if key not in record_keys)
+        tables.append(TableView(metric, shared_view(own, titles),
+                                tuple(condition_name(key, titles) for key in varying), rows))
+    return CitationView(citation.page, tuple(tables), citation.mentions, citation.sources,
+                        any_checked(row.badge for table in tables for row in table.results))
 
 
-def condition_name(key: str) -> str:
-    """A condition key in words: ``GPU_memory_utilization`` -> ``GPU memory utilization``,
-    ``kv_dtype`` -> ``Kv dtype``."""
+def condition_name(key: str, titles: Mapping[str, str] | None = None) -> str:
+    """A condition key in words: its schema ``title`` where ``titles`` has one, else the key in
+    words: ``GPU_memory_utilization`` -> ``GPU memory utilization``, ``kv_dtype`` -> ``Kv dtype``."""
+    title = (titles or {}).get(key)
+    if title:
+        return title
     words = key.replace("_", " ").strip() or key
     return words[0].upper() + words[1:]
 
@@ -149,7 +187,8 @@ def anchored(views: tuple[CitationView, ...]) -> tuple[CitationView, ...]:
         seen.add(row.anchor)
         return row
 
-    return tuple(replace(view, results=tuple(map(first, view.results))) for view in views)
+    return tuple(replace(view, tables=tuple(replace(table, results=tuple(map(first, table.results)))
+                                            for table in view.tables)) for view in views)
 
 
 def _indexes(citation: Citation) -> tuple[int | None, ...]:

@@ -99,6 +99,13 @@ class SchemaSet:
                                     *self.recommended_conditions]))
 
     @property
+    def condition_titles(self) -> tuple[tuple[str, str], ...]:
+        """(key, title) of each typed condition key whose schema gives a ``title``: its human name."""
+        known = self.documents["conditions.schema.json"]["$defs"]["known"].get("properties", {})
+        return tuple((key, entry["title"]) for key, entry in known.items()
+                     if isinstance(entry, Mapping) and isinstance(entry.get("title"), str) and entry["title"].strip())
+
+    @property
     def core_conditions(self) -> tuple[str, ...]:
         """Required then recommended condition keys of a result: the columns of /data/results.csv."""
         result = self.documents["conditions.schema.json"]["$defs"]["result_conditions"]

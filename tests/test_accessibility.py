@@ -2,8 +2,8 @@
 
 The project's own site is built once per test session (one build shared by the pytest-xdist
 workers) and served under a sub-path the way a static host serves it. Home, an article with charts,
-data tables and inline values, a source-record page, /explore/ (its table rendered) and /search/ (the
-Pagefind UI showing results) are each opened light and dark, 1280 and 375 px wide; axe-core
+data tables and inline values, a source-record page, /explore/ (its table rendered), /data/ (the
+index of the data files) and /search/ (the Pagefind UI showing results) are each opened light and dark, 1280 and 375 px wide; axe-core
 (npm ``axe-core``, pinned in tools/axe/package-lock.json, installed by make into .browser-tools/) is
 injected and any violation of impact serious or critical fails, listed by rule, impact, help and
 the first targets.
@@ -44,6 +44,7 @@ PAGES = {
     "record": ("community/qwen38-flash-next-tp2-concurrency-context/", "main h1"),
     "explore": ("explore/", "#explore-table tbody tr"),
     "search": ("search/?q=Kimi", ".pagefind-ui__result-link"),
+    "data": ("data/", "main table.data-files tbody tr"),
 }
 SCHEMES = ("light", "dark")
 VIEWPORTS = {1280: 900, 375: 800}

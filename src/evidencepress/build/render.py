@@ -37,6 +37,8 @@ from ..output.article import (
     template_folder,
 )
 from ..output.data import data_files
+from ..output.dataindex import data_index_entries, render_data_index
+from ..output.datapackage import Measured
 from ..output.feeds import feed_files
 from ..output.gaps import gap_files
 from ..output.generated import (
@@ -116,7 +118,7 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
 
 def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink) -> None:
     """Listings, the pages of /community/, /explore/ and /schema/, 404, the data files, feeds,
-    /changes/ and /history/, /gaps/, copied files."""
+    /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
         _put(files, None, listing.url, render_listing(env, listing, ctx))
@@ -125,11 +127,18 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
+    sizes: dict[str, int] = {}  # of each file of /data/, as written: for its index
     for name, chunks in data_files(plan.index, plan.config, plan.schemas):
-        files.put_chunks(DATA_URL.lstrip("/") + name, chunks)
+        measured = Measured(chunks)
+        files.put_chunks(DATA_URL.lstrip("/") + name, iter(measured))
+        sizes[name] = measured.digest().size
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
-    _put(files, None, "/", gap_files(env, ctx))
+    gaps = gap_files(env, ctx)
+    _put(files, None, "/", gaps)
+    sizes |= {rel.removeprefix(DATA_URL.lstrip("/")): len(data) for rel, data in gaps.items()
+              if rel.startswith(DATA_URL.lstrip("/"))}
+    _put(files, None, DATA_URL, render_data_index(env, ctx, data_index_entries(sizes, plan.static)))
     _put(files, None, "/", {asset.rel: asset.data for asset in plan.assets})
     _put(files, None, "/", {item.rel: item.data for item in plan.static})
     _put(files, None, "/", {MARKER: MARKER_TEXT})

@@ -16,7 +16,7 @@ from ..checks.config import SiteConfig
 from ..core.urls import absolute
 from ..site.gaps import GAPS_FILE, GAPS_TITLE, GAPS_URL
 from ..site.history import CHANGES_FEED, CHANGES_TITLE, CHANGES_URL
-from ..site.index import COMMUNITY_URL, DATA_URL, SCHEMA_URL, SEARCH_URL, CatalogEntry, SiteIndex
+from ..site.index import COMMUNITY_URL, DATA_TITLE, DATA_URL, SCHEMA_URL, SEARCH_URL, CatalogEntry, SiteIndex
 from .citation import citation_cff
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
@@ -144,6 +144,7 @@ def llms_txt(index: SiteIndex, config: SiteConfig) -> str:
     parts.append(_links([
         f"[Source record index]({absolute(base, COMMUNITY_URL + 'index.md')}): every record with its result count",
         f"[JSON Schemas]({absolute(base, SCHEMA_URL + 'index.md')}): the schemas every export is validated against",
+        f"[{DATA_TITLE}]({absolute(base, DATA_URL + 'index.md')}): every file of /data/ with its format and size",
         f"[Atom feed]({absolute(base, '/feed.xml')}): articles, most recently updated first",
         (f"[{CHANGES_TITLE}]({absolute(base, CHANGES_URL + 'index.md')}): every change to the published data, "
          f"from the site's history, newest first (Atom: {absolute(base, '/' + CHANGES_FEED)})"),

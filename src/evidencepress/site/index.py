@@ -42,6 +42,8 @@ EXPLORE_TITLE = "Explore the results"
 EXPLORE_SUMMARY = "Filter and sort every reported result of the site by model, system, engine, metric and source record."
 SCHEMA_TITLE = "Schemas"
 SCHEMA_SUMMARY = "The JSON Schemas that every export, front matter and chart of this site is validated against."
+DATA_TITLE = "Data files"
+DATA_SUMMARY = "Every file of /data/: the site's reported results as one table, its description, the catalog of pages and the gap census."
 SEARCH_TITLE = "Search"
 SEARCH_SUMMARY = "Full-text search over the articles and source records, with filters by system, model and engine."
 
@@ -258,6 +260,7 @@ def _catalog(entries: tuple[Entry, ...], listings: tuple[Listing, ...],
     rows += [
         CatalogEntry("tool", EXPLORE_TITLE, EXPLORE_SUMMARY, EXPLORE_URL, "", with_results or newest, None),
         CatalogEntry("tool", SCHEMA_TITLE, SCHEMA_SUMMARY, SCHEMA_URL, "", None, None),
+        CatalogEntry("tool", DATA_TITLE, DATA_SUMMARY, DATA_URL, "", with_results or newest, None),
         CatalogEntry("tool", SEARCH_TITLE, SEARCH_SUMMARY, SEARCH_URL, "", None, None),
         CatalogEntry("tool", CHANGES_TITLE, CHANGES_SUMMARY, CHANGES_URL, "", None, None),
         CatalogEntry("tool", GAPS_TITLE, GAPS_SUMMARY, GAPS_URL, "", with_results or newest, None),
@@ -275,7 +278,7 @@ def generated_paths(index: SiteIndex, pages: Sequence[Page], history: Iterable[s
     """Every site path of a generated page or file (link checking, collisions); ``history``: the site
     paths of the copies of earlier published versions (/history/…)."""
     folders = [listing.url for listing in index.listings] + [COMMUNITY_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL,
-                                                             CHANGES_URL, GAPS_URL]
+                                                             CHANGES_URL, GAPS_URL, DATA_URL]
     folders += [record.url for record in index.records]
     paths = {folder + name for folder in folders for name in PAGE_FILES} | set(folders)
     paths |= {DATA_URL + name for name in DATA_FILES}

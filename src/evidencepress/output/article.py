@@ -240,7 +240,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         history=change_views(ctx.history.of(page.url)),
         changes_url=CHANGES_URL,
         citation=cite_page(page, ctx.config),
-        sources=source_views(page.front.sources, page.export or EMPTY_EXPORT),
+        sources=source_views(page.front.sources, page.export or EMPTY_EXPORT,
+                             {record.id: record.title for record in entry.records}),
         around=neighbours(ctx.index, page.url),
     )
 

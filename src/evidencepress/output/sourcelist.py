@@ -28,24 +28,25 @@ class SourceView:
     short_sha256: str
     results: str  # "3 results", "" when none cites the document
     metrics: tuple[str, ...]
-    records: tuple[tuple[str, str], ...]  # each citing record's id and the site path of its page
+    records: tuple[tuple[str, str], ...]  # each citing record's title (its id without one) and its page's site path
     shared: tuple[tuple[str, str], ...]  # conditions with one value in every result citing the document
     shared_heading: str  # what the shared conditions are of: "its result", "all its results"
     other_entries: str  # "2 other entries (facts, observations)", "" when none
 
 
-def source_views(sources: Sequence[SourceRef], export: Mapping[str, Any]) -> tuple[SourceView, ...]:
+def source_views(sources: Sequence[SourceRef], export: Mapping[str, Any],
+                 record_titles: Mapping[str, str]) -> tuple[SourceView, ...]:
     seen: set[tuple[str, str, str]] = set()
     views: list[SourceView] = []
     for source in sources:
         key = (source.url, source.revision, source.sha256)
         if key not in seen:
             seen.add(key)
-            views.append(_view(source, export))
+            views.append(_view(source, export, record_titles))
     return tuple(views)
 
 
-def _view(source: SourceRef, export: Mapping[str, Any]) -> SourceView:
+def _view(source: SourceRef, export: Mapping[str, Any], record_titles: Mapping[str, str]) -> SourceView:
     results = [r for r in reported_results(export) if r.data.get("source_document_sha256") == source.sha256]
     entries = sum(1 for path, entry in objects(export) if entry.get("source_document_sha256") == source.sha256
                   and not (len(path) == 2 and path[0] == "reported_results"))
@@ -55,7 +56,8 @@ def _view(source: SourceRef, export: Mapping[str, Any]) -> SourceView:
         short_sha256=_short(source.sha256),
         results=_count(len(results), "result"),
         metrics=_distinct(r.metric for r in results),
-        records=tuple((record, f"{COMMUNITY_URL}{record}/") for record in _distinct(r.record_id for r in results)),
+        records=tuple((record_titles.get(record, record), f"{COMMUNITY_URL}{record}/")
+                      for record in _distinct(r.record_id for r in results)),
         shared=_shared([r.conditions for r in results]),
         shared_heading="Conditions of its result" if len(results) == 1 else "Conditions shared by all its results",
         other_entries=_count(entries, "other entry", "other entries"),

@@ -290,3 +290,11 @@ def test_a_cached_page_keeps_its_record_ids(tmp_path: Path) -> None:
     assert cached.page.record_ids == frozenset({"record-0"})
 
 
+
+
+def test_stopping_a_pool_whose_manager_thread_a_signal_kept_from_starting_raises_nothing() -> None:
+    """SIGTERM inside ``submit`` (while the pool's manager thread starts) left a thread that was never
+    started: ``shutdown(wait=True)`` raised "cannot join thread before it is started" (a traceback, exit 1)."""
+    pool = ProcessPoolExecutor(max_workers=1)
+    pool._executor_manager_thread = threading.Thread(target=lambda: None)  # type: ignore[attr-defined]
+    forking.stop_workers(pool)

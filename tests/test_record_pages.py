@@ -102,7 +102,7 @@ def test_conditions_shared_by_every_result_of_a_record_are_listed_once_above_its
     assert "Conditions shared by all 4 results of this record" in top
     assert "<div><dt>Engine</dt><dd class=\"cell-value\">vLLM</dd></div>" in top
     assert html.count("<dt>Engine</dt>") == 1  # not again in a table's list
-    assert "<dt>Concurrency</dt>" not in top and "<dt>Kv dtype</dt>" not in top  # differ between metrics
+    assert "<dt>Concurrency</dt>" not in top and "<dt>KV cache data type</dt>" not in top  # differ between metrics
 
 
 def test_a_record_has_one_table_per_metric_with_only_the_conditions_varying_in_it(tmp_path: Path) -> None:
@@ -112,17 +112,17 @@ def test_a_record_has_one_table_per_metric_with_only_the_conditions_varying_in_i
     fixed = ["Result", "Value", "Unit", "Statistic", "Uncertainty"]
     (decode, decode_dl), (prefill, prefill_dl) = _tables(html)
     assert decode == [*fixed, "Concurrency", "Evidence"]
-    assert '<dt>Kv dtype</dt><dd class="cell-value">fp8</dd>' in decode_dl
+    assert '<dt>KV cache data type</dt><dd class="cell-value">fp8</dd>' in decode_dl
     assert prefill == [*fixed, "Prompt style", "Evidence"]
     assert '<dt>Concurrency</dt><dd class="cell-value">8</dd>' in prefill_dl
-    assert '<dt>Kv dtype</dt><dd class="cell-null">not reported</dd>' in prefill_dl  # null: shared, not reported
+    assert '<dt>KV cache data type</dt><dd class="cell-null">not reported</dd>' in prefill_dl  # null: shared, not reported
     # a condition one result lacks is "—" (not part of it), unlike null ("not reported")
     assert '<td class="cell-absent" data-label="Prompt style">—</td>' in html
     assert '<td class="cell-value" data-label="Prompt style">chat</td>' in html
     markdown = (site / "index.md").read_text()
     top, decode_md, prefill_md = markdown.split("### ")[0], *markdown.split("### ")[1:]
     assert "Conditions of every result of this record:" in top and "- Engine: vLLM" in top
-    assert decode_md.startswith("decode_rate\n") and "- Kv dtype: fp8" in decode_md
+    assert decode_md.startswith("decode_rate\n") and "- KV cache data type: fp8" in decode_md
     assert "| Label | Value | Unit | Statistic | Uncertainty | Concurrency |" in decode_md
     assert "| Label | Value | Unit | Statistic | Uncertainty | Prompt style |" in prefill_md
     assert "| Prefill plain | 42.5 | tokens/s | one run | not reported | — |" in prefill_md

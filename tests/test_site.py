@@ -98,12 +98,12 @@ def test_a_null_condition_reads_not_reported_on_the_record_page(built: dict[str,
     html = text(built, "community/example-record/index.html")
     # shared by every result: listed once; varying: a column
     assert '<div><dt>Cache state</dt><dd class="cell-null">not reported</dd></div>' in html
-    assert '<th scope="col">Kv dtype</th>' in html
-    assert '<td class="cell-null" data-label="Kv dtype">not reported</td>' in html
-    assert '<td class="cell-value" data-label="Kv dtype">fp8</td>' in html
+    assert '<th scope="col">KV cache data type</th>' in html
+    assert '<td class="cell-null" data-label="KV cache data type">not reported</td>' in html
+    assert '<td class="cell-value" data-label="KV cache data type">fp8</td>' in html
     markdown = text(built, "community/example-record/index.md")
     assert "- Cache state: not reported" in markdown  # the human name, as on the HTML page
-    assert "| Label | Value | Unit | Statistic | Uncertainty | Kv dtype |" in markdown
+    assert "| Label | Value | Unit | Statistic | Uncertainty | KV cache data type |" in markdown
     assert '| Run "A", first | 40.0 | tokens/s | one run | not reported | not reported |' in markdown
 
 

@@ -27,7 +27,7 @@ from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import SiteContext, template_problem
 from ..output.exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
 from ..output.search import SearchIndexer, search_run
-from ..output.writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders
+from ..output.writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders, wait_for_removals
 from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .render import render_generated, render_into, render_pages, render_search_page, render_site, renderer, site_context
@@ -106,6 +106,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     problems += caches.discard_notes(options.root, damaged_record)  # not recorded: a replay discards nothing
     if written is not None and options.use_cache:
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
+    wait_for_removals()  # the old tree's removal overlapped the record and the pruning; a caller sees it gone
     return problems
 
 

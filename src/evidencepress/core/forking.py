@@ -371,7 +371,10 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         with contextlib.suppress(OSError, ValueError, AssertionError):
             process.join()
-    pool.shutdown(wait=True, cancel_futures=True)
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except RuntimeError:  # a signal landed inside the start of the pool's manager thread: none to join
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:

@@ -7,24 +7,13 @@ import re
 from pathlib import Path
 
 from click.testing import CliRunner
-from sitekit import REV, SHA, SOURCE_URL, article, export, make_site, result
+from sitekit import CHART, REV, SHA, SOURCE_URL, article, export, make_site, result
 
 from evidencepress.cli import main
 from evidencepress.core.model import SourceRef
 from evidencepress.output.sourcelist import source_views
 
 FOOTER = "AI-assisted writing, sources checked by the site. No independent model tests."
-CHART_FENCE = """
-```chart
-id: decode
-kind: bar
-title: Decode rate
-alt: Decode rate of two runs.
-panels:
-  - select:
-      where: {metric: decode_rate}
-```
-"""
 
 
 def build(root: Path) -> None:
@@ -102,7 +91,7 @@ def test_previous_and_next_follow_the_section_listing_order(tmp_path: Path) -> N
 
 
 def test_every_table_frame_is_focusable_and_named_never_just_table(tmp_path: Path) -> None:
-    body = ("| a | b |\n|---|---|\n| 1 | 2 |\n\n## Speeds\n\nText.\n\n| c | d |\n|---|---|\n| 3 | 4 |\n" + CHART_FENCE)
+    body = ("| a | b |\n|---|---|\n| 1 | 2 |\n\n## Speeds\n\nText.\n\n| c | d |\n|---|---|\n| 3 | 4 |\n" + CHART)
     root = make_site(tmp_path, {"guides/a.md": article("A", body, two_results())})
     build(root)
     html = page(root)
@@ -115,7 +104,7 @@ def test_every_table_frame_is_focusable_and_named_never_just_table(tmp_path: Pat
 
 
 def test_inline_values_carry_no_title_and_the_page_has_no_long_title(tmp_path: Path) -> None:
-    root = make_site(tmp_path, {"guides/a.md": article("A", "Ran at {value}`Decode at C1`.\n" + CHART_FENCE, two_results())})
+    root = make_site(tmp_path, {"guides/a.md": article("A", "Ran at {value}`Decode at C1`.\n" + CHART, two_results())})
     build(root)
     html = page(root)
     assert max(map(len, re.findall(r' title="([^"]*)"', html))) <= 40

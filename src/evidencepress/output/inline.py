@@ -23,8 +23,9 @@ from markupsafe import Markup, escape
 from ..checks.inlineselect import Selected, condition_text
 from ..checks.inlinevalues import InlineValue
 from ..checks.resultids import anchor_of
-from ..core.export import reported_results
+from ..core.export import ReportedResult, reported_results
 from ..core.urls import relative
+from ..site.records import split_conditions
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
@@ -47,19 +48,18 @@ class Shared:
 
 
 def shared_conditions(export: Mapping[str, Any] | None) -> Shared:
-    groups: dict[str, list[Mapping[str, Any]]] = {}
+    groups: dict[str, list[ReportedResult]] = {}
     for result in reported_results(export):
         if result.record_id is not None:
-            groups.setdefault(anchor_of(result.record_id, result.data).split("#")[0], []).append(result.conditions)
-    return Shared({path: _common(conditions) for path, conditions in groups.items() if len(conditions) > 1})
+            groups.setdefault(anchor_of(result.record_id, result.data).split("#")[0], []).append(result)
+    return Shared({path: _common(results) for path, results in groups.items() if len(results) > 1})
 
 
-def _common(conditions: list[Mapping[str, Any]]) -> Common:
-    first, rest = conditions[0], conditions[1:]
-    alike = tuple((str(k), condition_text(v)) for k, v in first.items() if v is not None
-                  and all(k in other and condition_text(other[k]) == condition_text(v) and other[k] is not None
-                          for other in rest))
-    nulls = tuple(str(k) for k, v in first.items() if v is None and all(k in o and o[k] is None for o in rest))
+def _common(results: list[ReportedResult]) -> Common:
+    """(the non-null conditions all the results share, as text; the keys all of them report as null)."""
+    shared, _ = split_conditions(results)
+    alike = tuple((key, condition_text(value)) for key, value in shared if value is not None)
+    nulls = tuple(key for key, value in shared if value is None)
     return alike, nulls
 
 

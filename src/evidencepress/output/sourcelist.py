@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.export import objects, reported_results
+from ..core.export import ReportedResult, objects, reported_results
 from ..core.model import SourceRef
 from ..core.numbers import number_for_reading
 from ..site.dataset import csv_cell
 from ..site.index import COMMUNITY_URL
+from ..site.records import split_conditions
 
 SHORT = 12  # hex characters of a revision or a digest shown in full in the list
 
@@ -58,7 +59,7 @@ def _view(source: SourceRef, export: Mapping[str, Any], record_titles: Mapping[s
         metrics=_distinct(r.metric for r in results),
         records=tuple((record_titles.get(record, record), f"{COMMUNITY_URL}{record}/")
                       for record in _distinct(r.record_id for r in results)),
-        shared=_shared([r.conditions for r in results]),
+        shared=_shared(results),
         shared_heading="Conditions of its result" if len(results) == 1 else "Conditions shared by all its results",
         other_entries=_count(entries, "other entry", "other entries"),
     )
@@ -78,14 +79,10 @@ def _distinct(values: Any) -> tuple[str, ...]:
     return tuple(dict.fromkeys(v for v in values if isinstance(v, str)))
 
 
-def _shared(conditions: list[Mapping[str, Any]]) -> tuple[tuple[str, str], ...]:
+def _shared(results: Sequence[ReportedResult]) -> tuple[tuple[str, str], ...]:
     """The conditions every result carries with one value (as authored; null reads "not reported")."""
-    if not conditions:
-        return ()
-    first = conditions[0]
-    return tuple((key, _shown(value)) for key, value in first.items()
-                 if all(key in other and other[key] == value and type(other[key]) is type(value)
-                        for other in conditions[1:]))
+    shared, _ = split_conditions(results)
+    return tuple((key, _shown(value)) for key, value in shared)
 
 
 def _shown(value: Any) -> str:

@@ -34,13 +34,16 @@ serve: $(STAMP)
 	$(BIN)/evidencepress serve
 
 TOOLS := .bench-tools
+# Lighthouse, which bench/explorer.py runs on the explorer's mobile profile, at the version
+# tools/lighthouse/package-lock.json pins; without npm that step is skipped and says so.
+LIGHTHOUSE_STAMP := $(TOOLS)/lighthouse/.installed
 CHART_ROUNDS ?= 5
 EXPLORER_SIZES ?= 20000 100000
 
-bench: $(STAMP) $(TOOLS)/.installed
+bench: $(STAMP) $(TOOLS)/.installed $(LIGHTHOUSE_STAMP)
 	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python run.py $(SIZES) $(BENCH_OPTIONS)
 	cd bench && ../$(BIN)/python charts.py --rounds $(CHART_ROUNDS)
-	cd bench && ../$(BIN)/python explorer.py $(EXPLORER_SIZES)
+	cd bench && BENCH_TOOLS=../$(TOOLS) ../$(BIN)/python explorer.py $(EXPLORER_SIZES)
 
 # Hugo, Pelican and MkDocs for the comparison, in a venv of their own (their pins are not ours).
 $(TOOLS)/.installed:
@@ -55,6 +58,12 @@ $(AXE_STAMP): tools/axe/package.json tools/axe/package-lock.json
 	  mkdir -p $(BROWSER_TOOLS) && cp tools/axe/package.json tools/axe/package-lock.json $(BROWSER_TOOLS)/ && \
 	  npm ci --prefix $(BROWSER_TOOLS) --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
 	else echo "npm not found: the accessibility tests will skip (apt-get install npm)"; fi
+
+$(LIGHTHOUSE_STAMP): tools/lighthouse/package.json tools/lighthouse/package-lock.json
+	@if command -v npm >/dev/null 2>&1; then \
+	  mkdir -p $(TOOLS)/lighthouse && cp tools/lighthouse/package.json tools/lighthouse/package-lock.json $(TOOLS)/lighthouse/ && \
+	  npm ci --prefix $(TOOLS)/lighthouse --ignore-scripts --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "npm not found: bench/explorer.py will skip Lighthouse (apt-get install npm)"; fi
 
 $(CFF_STAMP): tools/cffconvert-requirements.txt
 	$(PYTHON) -m venv $(CFF_TOOLS)

@@ -1,5 +1,6 @@
 """The explorer at scale, in Debian's Chromium: time to interactive, keystroke/filter/sort to paint,
-renderer memory; and layout shift and long tasks on a throttled phone.
+renderer memory; layout shift and long tasks on a throttled phone; and, at 5,000 results,
+Lighthouse's mobile profile (the median of three runs) when make has installed it.
 
     python explorer.py [RESULTS ...]        (default: 20000 100000)
 
@@ -12,6 +13,7 @@ over RESULTS / 20 articles and five records. Figures are printed as one line eac
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -164,6 +166,29 @@ def phone(browser: Any, url: str) -> dict[str, Any]:
     return {"cls": round(found["cls"], 4), "tbt_ms": round(found["tbt"]), "longest_task_ms": round(found["longest"])}
 
 
+LIGHTHOUSE = Path(os.environ.get("BENCH_TOOLS", HERE.parent / ".bench-tools")) / "lighthouse/node_modules/.bin/lighthouse"
+
+
+def lighthouse(url: str, runs: int = 3) -> dict[str, Any]:
+    """Lighthouse's mobile performance figures (its default profile: Moto G class, CPU 4x, slow 4G),
+    the median of ``runs``; or why they were not taken."""
+    if not LIGHTHOUSE.exists():
+        return {"skipped": f"{LIGHTHOUSE} not found (make bench installs it with npm)"}
+    found: dict[str, list[float]] = {"score": [], "cls": [], "tbt_ms": [], "lcp_s": [], "fcp_s": []}
+    audits = {"cls": ("cumulative-layout-shift", 1), "tbt_ms": ("total-blocking-time", 1),
+              "lcp_s": ("largest-contentful-paint", 1000), "fcp_s": ("first-contentful-paint", 1000)}
+    for _ in range(runs):
+        report = json.loads(subprocess.run(
+            [str(LIGHTHOUSE), url, "--only-categories=performance", f"--chrome-path={CHROMIUM}",
+             "--chrome-flags=--headless=new --no-sandbox --disable-gpu", "--output=json", "--quiet"],
+            check=True, capture_output=True, timeout=600).stdout)
+        found["score"].append(report["categories"]["performance"]["score"] * 100)
+        for name, (audit, scale) in audits.items():
+            found[name].append(report["audits"][audit]["numericValue"] / scale)
+    return {"lighthouse": report["lighthouseVersion"], "form_factor": report["configSettings"]["formFactor"],
+            **{name: round(statistics.median(values), 4 if name == "cls" else 2) for name, values in found.items()}}
+
+
 def main(argv: list[str]) -> None:
     from playwright.sync_api import sync_playwright
 
@@ -180,10 +205,10 @@ def main(argv: list[str]) -> None:
                     if count <= 5_000:
                         figures.update(phone(browser, url + "explore/"))
                 print(json.dumps({"results": count, "results_js_bytes": size, **figures}), flush=True)
-            if 5_000 not in sizes:
-                write_results(out, 5_000)
-                with served(out) as url:
-                    print(json.dumps({"results": 5_000, "phone_4x": phone(browser, url + "explore/")}), flush=True)
+            write_results(out, 5_000)
+            with served(out) as url:
+                print(json.dumps({"results": 5_000, "phone_4x": phone(browser, url + "explore/"),
+                                  "lighthouse_mobile": lighthouse(url + "explore/")}), flush=True)
             browser.close()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -158,11 +158,12 @@ def test_the_gaps_page_shows_the_census_without_javascript(site: Path) -> None:
 
 
 def test_record_pages_name_the_conditions_none_of_their_results_reports(site: Path) -> None:
-    nulls = "model_artifact, model_revision, runtime_execution_revision, cache_state, context_limit_tokens"
+    # by their names in the condition schema, else the key in words
+    nulls = "Model artifact, Model revision, Runtime execution revision, Cache state, Context limit (tokens)"
     rec_c = (site / "community/rec-c/index.html").read_text(encoding="utf-8")
     assert f"<p>Not reported by this source: {nulls}.</p>" in rec_c
-    assert "<p>Not considered: repetitions.</p>" in rec_c
-    assert f"Not reported by this source: {nulls}.\n\nNot considered: repetitions." in (
+    assert "<p>Not considered: Repetitions.</p>" in rec_c
+    assert f"Not reported by this source: {nulls}.\n\nNot considered: Repetitions." in (
         site / "community/rec-c/index.md").read_text(encoding="utf-8")
     rec_a = (site / "community/rec-a/index.html").read_text(encoding="utf-8")
     # output_tokens is null in A1 and A3, absent from A2, reported in C2: in neither line

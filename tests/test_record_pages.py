@@ -29,7 +29,7 @@ def test_a_record_without_prose_is_titled_from_its_results_never_by_its_id(tmp_p
     site = built(tmp_path)
     html = (site / "community/big-record/index.html").read_text()
     assert f"<title>{TITLE} — " in html and f"<h1>{TITLE}</h1>" in html
-    summary = "2 reported results of decode_rate from documents published by example, cited by 1 article."
+    summary = "2 reported results of decode rate from documents published by example, cited by 1 article."
     assert f'<p class="summary">{summary}</p>' in html
     assert f'<meta name="description" content="{summary}">' in html
     assert json.loads((site / "community/big-record/index.json").read_text())["page"]["title"] == TITLE
@@ -108,7 +108,10 @@ def test_conditions_shared_by_every_result_of_a_record_are_listed_once_above_its
 def test_a_record_has_one_table_per_metric_with_only_the_conditions_varying_in_it(tmp_path: Path) -> None:
     site = shared_and_varying(tmp_path)
     html = (site / "index.html").read_text()
-    assert '<h3 class="record-metric">decode_rate' in html and '<h3 class="record-metric">prefill_rate' in html
+    # the metric in words, its id beside it
+    assert '<h3 class="record-metric">Decode rate <span class="meta">· <code>decode_rate</code> · 2 results' in html
+    assert '<h3 class="record-metric">Prefill rate <span class="meta">· <code>prefill_rate</code>' in html
+    assert 'aria-label="Decode rate results reported in' in html
     fixed = ["Result", "Value", "Unit", "Statistic", "Uncertainty"]
     (decode, decode_dl), (prefill, prefill_dl) = _tables(html)
     assert decode == [*fixed, "Concurrency", "Evidence"]
@@ -122,7 +125,7 @@ def test_a_record_has_one_table_per_metric_with_only_the_conditions_varying_in_i
     markdown = (site / "index.md").read_text()
     top, decode_md, prefill_md = markdown.split("### ")[0], *markdown.split("### ")[1:]
     assert "Conditions of every result of this record:" in top and "- Engine: vLLM" in top
-    assert decode_md.startswith("decode_rate\n") and "- KV cache data type: fp8" in decode_md
+    assert decode_md.startswith("Decode rate (`decode_rate`)\n") and "- KV cache data type: fp8" in decode_md
     assert "| Label | Value | Unit | Statistic | Uncertainty | Concurrency |" in decode_md
     assert "| Label | Value | Unit | Statistic | Uncertainty | Prompt style |" in prefill_md
     assert "| Prefill plain | 42.5 | tokens/s | one run | not reported | — |" in prefill_md
@@ -136,3 +139,5 @@ def test_a_condition_is_named_by_its_schema_title_where_the_schema_gives_one() -
 
     assert condition_name("kv_dtype", {"kv_dtype": "KV cache data type"}) == "KV cache data type"
     assert condition_name("prompt_style", {"kv_dtype": "KV cache data type"}) == "Prompt style"
+    assert condition_name("kv_dtype") == "KV dtype" and condition_name("median_ttft") == "Median TTFT"
+    assert condition_name("GPU_memory_utilization") == "GPU memory utilization" and condition_name("_") == "_"

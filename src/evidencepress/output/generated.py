@@ -40,7 +40,7 @@ from .article import SiteContext, dump_json, generated_envelope, page_context
 from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
 from .verification import badges_by_pointer, entries
-from .views import anchored, citation_view, record_shared, shared_view
+from .views import anchored, citation_view, condition_name, record_shared, shared_view
 
 PAGEFIND_FOLDER = "pagefind/"
 
@@ -53,7 +53,7 @@ def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> 
                            for c in record.citations))
     common = shared_view(shared, titles)
     prose = Markup(render_tokens(record.prose.tokens, record.url, {}, frozenset())) if record.prose else Markup("")
-    unknown = unknown_lines(unknowns_of(record.results, ctx.conditions))
+    unknown = unknown_lines(unknowns_of(record.results, ctx.conditions), titles)
     html = env.get_template("record.html").render(
         **page_context(ctx, record.url), record=record, citations=views, shared=common, prose=prose,
         unknown=unknown,
@@ -66,14 +66,16 @@ def render_record(env: jinja2.Environment, record: Record, ctx: SiteContext) -> 
     }
 
 
-def unknown_lines(unknowns: Unknowns) -> tuple[str, ...]:
+def unknown_lines(unknowns: Unknowns, titles: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """A record page's lines: the core conditions null in every one of its results, then those
-    none of them carries (none when there are none)."""
+    none of them carries (none when there are none), by their human names (``titles``)."""
     lines = []
     if unknowns.not_reported:
-        lines.append("Not reported by this source: " + ", ".join(unknowns.not_reported) + ".")
+        names = (condition_name(key, titles) for key in unknowns.not_reported)
+        lines.append("Not reported by this source: " + ", ".join(names) + ".")
     if unknowns.not_considered:
-        lines.append("Not considered: " + ", ".join(unknowns.not_considered) + ".")
+        names = (condition_name(key, titles) for key in unknowns.not_considered)
+        lines.append("Not considered: " + ", ".join(names) + ".")
     return tuple(lines)
 
 

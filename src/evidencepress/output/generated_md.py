@@ -63,7 +63,7 @@ def record_markdown(record: Record, citations: Sequence[CitationView], unknown: 
         parts.append(f"## From [{view.page.front.title}]({view.page.url})")
         for table in view.tables:
             if len(view.tables) > 1 or table.metric:
-                parts.append(f"### {_cell(table.metric) or 'Results'}")
+                parts.append(f"### {_cell(table.heading)}" + (f" (`{table.metric}`)" if table.metric else ""))
             if table.shared:
                 parts.append("Conditions of every result below:\n\n" + _condition_list(table.shared))
             parts.append(_results_table(table.varying, table.results))

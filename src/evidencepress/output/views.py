@@ -17,7 +17,7 @@ from ..core.export import ReportedResult, result_id
 from ..core.model import SourceRef
 from ..core.numbers import number_for_reading
 from ..site.dataset import csv_cell
-from ..site.records import ABSENT, Citation, Mention, split_conditions
+from ..site.records import ABSENT, Citation, Mention, in_words, split_conditions
 from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
@@ -66,6 +66,11 @@ class TableView:
     shared: tuple[tuple[str, Cell], ...]  # (human name, value): shared within this table, not record-wide
     varying: tuple[str, ...]  # human names of the conditions that vary within this table: its extra columns
     results: tuple[ResultView, ...]
+
+    @property
+    def heading(self) -> str:
+        """The metric in words (``Decode rate``); the id itself is shown beside it."""
+        return condition_name(self.metric) if self.metric else "Results"
 
 
 @dataclass(frozen=True)
@@ -165,11 +170,11 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None,
 
 def condition_name(key: str, titles: Mapping[str, str] | None = None) -> str:
     """A condition key in words: its schema ``title`` where ``titles`` has one, else the key in
-    words: ``GPU_memory_utilization`` -> ``GPU memory utilization``, ``kv_dtype`` -> ``Kv dtype``."""
+    words (``records.in_words``): ``GPU_memory_utilization`` -> ``GPU memory utilization``, ``kv_dtype`` -> ``KV dtype``."""
     title = (titles or {}).get(key)
     if title:
         return title
-    words = key.replace("_", " ").strip() or key
+    words = in_words(key)
     return words[0].upper() + words[1:]
 
 

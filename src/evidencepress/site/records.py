@@ -161,7 +161,7 @@ def derived_title(citations: Sequence[Citation]) -> str:
 def derived_summary(citations: Sequence[Citation]) -> str:
     """One sentence on what a record measured: how many results of which metrics, from whose sources."""
     results = [result for citation in citations for result in citation.results]
-    metrics = tuple(dict.fromkeys(r.metric for r in results if isinstance(r.metric, str)))
+    metrics = tuple(dict.fromkeys(in_words(r.metric) for r in results if isinstance(r.metric, str)))
     noun = "result" if len(results) == 1 else "results"
     text = f"{len(results)} reported {noun}"
     if metrics:
@@ -171,6 +171,17 @@ def derived_summary(citations: Sequence[Citation]) -> str:
         text += f" from documents published by {', '.join(publishers)}"
     articles = len(citations)
     return text + f", cited by {articles} article{'' if articles == 1 else 's'}."
+
+
+def in_words(key: str) -> str:
+    """A metric or condition key as words, acronyms in capitals: ``median_ttft`` -> ``median TTFT``,
+    ``kv_dtype`` -> ``KV dtype``, ``GPU_memory`` -> ``GPU memory`` (a key of no words stays itself)."""
+    words = [word.upper() if word.lower() in _ACRONYMS else word for word in key.replace("_", " ").split()]
+    return " ".join(words) or key
+
+
+_ACRONYMS = frozenset({"ttft", "tpot", "kv", "gpu", "cpu", "rss", "kl", "tp", "ep", "pp", "moe", "mtp", "vq", "tps",
+                       "ram", "vram", "nvfp4", "fp8", "bf16", "fp16", "id", "url", "sha256"})
 
 
 def _publishers(citations: Sequence[Citation]) -> tuple[str, ...]:

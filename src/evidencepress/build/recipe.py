@@ -24,10 +24,10 @@ from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
-from ..output.article import SiteContext, template_problem
-from ..output.exports import EXPORTS_DIR, export_files, iter_export_files, stale_exports
+from ..output.article import template_problem
+from ..output.exports import EXPORTS_DIR, RESULTS_FILE, export_files, results_chunks, stale_exports
 from ..output.search import SearchIndexer, search_run
-from ..output.writer import Checkpoint, FileSink, MemoryFiles, read_tree, refusal, staged_folders, wait_for_removals
+from ..output.writer import Checkpoint, MemoryFiles, read_tree, refusal, staged_folders, wait_for_removals
 from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .render import render_generated, render_into, render_pages, render_search_page, render_site, renderer, site_context
@@ -137,10 +137,10 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
               drawing_folder() as drawn, search_run(None, plan.config.language) as search):
             drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
             site = renderer(plan, options)  # every template is read from here on
-            render_pages(site, plan, options, drawings, folders[out], search, rendered, progress)
+            render_pages(site, plan, options, drawings, folders[out], search, rendered, progress, folders[exports])
             search.start()  # Pagefind indexes in its own process while the rest is made
             render_generated(site, plan, options, folders[out])
-            write_exports(site.ctx, plan, folders[exports])
+            folders[exports].put_chunks(RESULTS_FILE, results_chunks(plan.pages, site.ctx))  # the articles' are in
             if options.use_cache:
                 caches.commit()  # every entry is right for its key, whatever happens to the build
             unchanged = digest is not None and inputs_digest(options, out) == digest  # every input is read by now
@@ -161,12 +161,6 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     files = tuple(sorted((rel, digest.hex()) for rel, digest in (folders[out].hashes or {}).items()))
     outputs = Outputs(out, files, exports, files_digest(folders[exports].hashes or {}))
     return problems + render_problems, outputs, unchanged
-
-
-def write_exports(ctx: SiteContext, plan: SitePlan, files: FileSink) -> None:
-    """exports/: each published article's JSON (page envelope with site paths) and results.csv."""
-    for name, chunks in iter_export_files(plan.pages, ctx):
-        files.put_chunks(name, chunks)
 
 
 def _strict(problems: list[Problem], options: BuildOptions) -> list[Problem]:

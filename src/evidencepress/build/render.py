@@ -39,6 +39,7 @@ from ..output.article import (
 from ..output.data import data_files
 from ..output.dataindex import data_index_entries, render_data_index
 from ..output.datapackage import Measured
+from ..output.exports import export_name_of, snapshot_context, snapshot_json
 from ..output.feeds import feed_files
 from ..output.gaps import gap_files
 from ..output.generated import (
@@ -99,16 +100,21 @@ def render_into(plan: SitePlan, options: BuildOptions, files: FileSink, progress
 
 
 def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, files: FileSink,
-                 search: SearchRun, rendered: Store | None, progress: StageProgress | None = None) -> None:
-    """Record pages and articles into ``files``, each with its drawn charts, and to ``search``.
-    Those ``rendered`` (the rendered cache; None: read and save nothing) holds under their key are
-    read back from it; the others are rendered and saved in it."""
+                 search: SearchRun, rendered: Store | None, progress: StageProgress | None = None,
+                 exports: FileSink | None = None) -> None:
+    """Record pages and articles into ``files``, each with its drawn charts, and to ``search``;
+    each published article's file of exports/ into ``exports`` (None: nowhere). Those ``rendered``
+    (the rendered cache; None: read and save nothing) holds under their key are read back from it;
+    the others are rendered and saved in it."""
     if progress is not None:
         progress("rendering pages", 0, len(plan.pages) + len(plan.index.records))
     for number, (url, outputs, new_key) in enumerate(_pages(site, plan, options, drawings, rendered), start=1):
         if new_key is not None and rendered is not None:
             rendered.save_later(new_key, functools.partial(dict, outputs), outputs)
-        _put(files, search, url, outputs)
+        snapshot = outputs.get(SNAPSHOT_ENTRY)
+        if snapshot is not None and exports is not None:
+            exports.put(export_name_of(url), snapshot)
+        _put(files, search, url, {name: data for name, data in outputs.items() if name != SNAPSHOT_ENTRY})
         _put(files, search, url, drawings.svgs(url))  # a record page has none
         if progress is not None:
             progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
@@ -181,12 +187,18 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
     missing = [number for number, key in enumerate(keys) if not store.has(key)]
 
+    snapshot = snapshot_context(ctx)
+
     def render(task: tuple[bool, int]) -> dict[str, bytes]:
         is_record, number = task
         if is_record:
             return render_record(env, records[number], ctx)
         page = plan.pages[number]
-        return render_article(env, page, ctx, drawings.svgs(page.url))
+        outputs = render_article(env, page, ctx, drawings.svgs(page.url))
+        # made and kept with the page (its key covers all it depends on), so that an edit
+        # makes only the edited article's
+        export = snapshot_json(page, snapshot)
+        return outputs if export is None else {**outputs, SNAPSHOT_ENTRY: export}
 
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
     fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
@@ -205,6 +217,10 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     todo = set(missing)
     for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
         yield (page.url, *outputs_of((False, number), key, todo))
+
+
+# The name an article's file of exports/ has among its rendered files; not a name of the site.
+SNAPSHOT_ENTRY = "exports:snapshot"
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:

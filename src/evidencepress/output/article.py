@@ -66,14 +66,8 @@ class Neighbours:
 
 def neighbours(index: SiteIndex, url: str) -> Neighbours:
     """An article's neighbours in the listing of its section (newest checked first); none outside a section."""
-    section_url = index.entry(url).section_url
-    listing = next((item for item in index.listings if section_url and item.url == section_url), None)
-    entries = listing.entries if listing else ()
-    at = next((number for number, entry in enumerate(entries) if entry.page.url == url), None)
-    if at is None:
-        return Neighbours()
-    around = [NavItem(entry.page.front.title, entry.page.url) for entry in entries]
-    return Neighbours(around[at - 1] if at > 0 else None, around[at + 1] if at + 1 < len(around) else None)
+    before, after = index.around(url)
+    return Neighbours(*(NavItem(entry.page.front.title, entry.page.url) if entry else None for entry in (before, after)))
 
 
 @dataclass(frozen=True)

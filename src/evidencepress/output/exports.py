@@ -33,22 +33,41 @@ def export_files(pages: Sequence[Page], ctx: SiteContext) -> dict[str, bytes]:
 
 def iter_export_files(pages: Sequence[Page], ctx: SiteContext) -> Iterator[tuple[str, Iterable[bytes]]]:
     """(POSIX path relative to exports/, its bytes in chunks) of every file, one at a time (a
-    build writes each at once rather than holding the snapshot of a large site). results.csv is
-    the site's table of the published pages, made of the CSV lines each page's facts hold."""
-    # A base URL of "/" turns every absolute URL of the page envelope into a site path. The
-    # verification states come from the vault, not the content: the snapshot leaves them out.
-    site_paths = replace(ctx, config=replace(ctx.config, base_url="/"), verification=None)
-    published = [page for page in pages if not page.front.draft]
-    for page in published:
-        yield export_name(page), (article_json(page, site_paths),)
+    build writes each at once rather than holding the snapshot of a large site)."""
+    snapshot = snapshot_context(ctx)
+    for page in pages:
+        if not page.front.draft:
+            yield export_name(page), (article_json(page, snapshot),)
+    yield RESULTS_FILE, results_chunks(pages, ctx)
+
+
+def snapshot_context(ctx: SiteContext) -> SiteContext:
+    """The context an article's snapshot file is made in: a base URL of "/" turns every absolute URL
+    of the page envelope into a site path; the verification states come from the vault, not the
+    content, and the snapshot leaves them out."""
+    return replace(ctx, config=replace(ctx.config, base_url="/"), verification=None)
+
+
+def snapshot_json(page: Page, snapshot: SiteContext) -> bytes | None:
+    """The bytes of the page's file of exports/ (``snapshot``: from ``snapshot_context``); None for a draft."""
+    return None if page.front.draft else article_json(page, snapshot)
+
+
+def results_chunks(pages: Sequence[Page], ctx: SiteContext) -> Iterable[bytes]:
+    """exports/results.csv: the site's table of the published pages, made of the CSV lines each
+    page's facts hold."""
+    published = {page.url for page in pages if not page.front.draft}
     table = ctx.index.results
-    yield RESULTS_FILE, dataset.csv_chunks(table if len(published) == len(pages) else
-                                           table.only({page.url for page in published}), verified=False)
+    return dataset.csv_chunks(table if len(published) == len(pages) else table.only(published), verified=False)
 
 
 def export_name(page: Page) -> str:
+    return export_name_of(page.url)
+
+
+def export_name_of(url: str) -> str:
     """``/guides/a/`` -> ``guides/a.json``."""
-    return page.url.strip("/") + ".json"
+    return url.strip("/") + ".json"
 
 
 def stale_exports(expected: Mapping[str, bytes], found: Mapping[str, bytes], pages: Sequence[Page],

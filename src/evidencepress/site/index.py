@@ -148,6 +148,22 @@ class SiteIndex:
     def _by_url(self) -> dict[str, Entry]:
         return {entry.page.url: entry for entry in self.entries}
 
+    def around(self, url: str) -> tuple[Entry | None, Entry | None]:
+        """The entries before and after the article in its section's listing; (None, None) outside one."""
+        return self._around.get(url, (None, None))
+
+    @functools.cached_property
+    def _around(self) -> dict[str, tuple[Entry | None, Entry | None]]:
+        # once for the site: each page asks, and a listing can hold thousands of articles
+        found: dict[str, tuple[Entry | None, Entry | None]] = {}
+        for listing in self.listings:
+            listed = listing.entries
+            for at, item in enumerate(listed):
+                if item.section_url and item.section_url == listing.url:
+                    found.setdefault(item.page.url, (listed[at - 1] if at > 0 else None,
+                                                     listed[at + 1] if at + 1 < len(listed) else None))
+        return found
+
     @property
     def lastmod(self) -> dt.date | None:
         return max((e.lastmod for e in self.entries), default=None)

@@ -190,8 +190,13 @@ def _indexed_element(html: bytes) -> bytes:
     return html[:body_tag.end()] + html[opening.start():end] + b"</body></html>"
 
 
+# What Pagefind reads inside an ignored element: its filters, sorts and metadata. Another
+# data-pagefind-ignore inside one (a record table's source-line cells) changes nothing.
+_COUNTED_INSIDE = re.compile(rb"\bdata-pagefind-(?:filter|sort|meta|default-meta)\b")
+
+
 def _emptied_table(found: re.Match[bytes]) -> bytes:
-    if b"data-pagefind-" in found.group(0)[len(found.group(1)):]:
+    if _COUNTED_INSIDE.search(found.group(0), len(found.group(1))):
         return found.group(0)  # a filter, sort or meta inside counts even where the text is ignored
     return found.group(1) + found.group(2)
 

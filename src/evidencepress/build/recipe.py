@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..cache.buildrecord import Outputs, Replay, files_digest, inputs_digest, remember
+from ..cache.buildrecord import Outputs, Replay, inputs_digest, output_files, remember
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
@@ -100,14 +100,15 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
         problems += more
     finally:
         caches.rollback()  # a build that failed (or was stopped) drops what no batch wrote
-    if digest is not None and written is not None and unchanged:  # not when an input changed meanwhile: it would lie
-        remember(options, digest, problems, written)
     damaged_record = [replayed.damaged] if replayed is not None and replayed.damaged is not None else []
-    problems += caches.discard_notes(options.root, damaged_record)  # not recorded: a replay discards nothing
+    notes = caches.discard_notes(options.root, damaged_record)  # not recorded: a replay discards nothing
     if written is not None and options.use_cache:
         prune_caches(caches_of(options), used_since=started - USED_MARGIN_SECONDS)
-    wait_for_removals()  # the old tree's removal overlapped the record and the pruning; a caller sees it gone
-    return problems
+    wait_for_removals()  # the old tree's removal overlapped the pruning; a caller sees it gone
+    if digest is not None and written is not None and unchanged:  # not when an input changed meanwhile: it would lie
+        # signed once the old tree is gone: removing it changes the status of each file linked from it
+        remember(options, digest, problems, written.signed())
+    return problems + notes
 
 
 def _cache_folder_problem(options: BuildOptions) -> Problem | None:
@@ -158,8 +159,8 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")], None, False
-    files = tuple(sorted((rel, digest.hex()) for rel, digest in (folders[out].hashes or {}).items()))
-    outputs = Outputs(out, files, exports, files_digest(folders[exports].hashes or {}))
+    outputs = Outputs(out, output_files(folders[out].hashes or {}), exports,
+                      output_files(folders[exports].hashes or {}))
     return problems + render_problems, outputs, unchanged
 
 

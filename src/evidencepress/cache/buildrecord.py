@@ -1,14 +1,18 @@
-"""Build records: a rebuild of unchanged inputs costs reading and hashing them.
+"""Build records: a rebuild of unchanged inputs costs a stat of every input and output file.
 
 After a good build, the record of its inputs — the sha256 of every file of
 ``content/``, ``static/``, ``templates/``, ``schema/`` and ``site.toml``, the git HEAD (the
 history of exports/), the
 options that shape the output, this package's code and its dependencies'
 versions — is stored with the build's problems and a description of what it
-wrote: the sha256 of every file. A later build whose inputs hash the same, and
+wrote: the sha256 of every file, with the signature ``stat`` gave of it after the
+build (``filestate``). A later build whose inputs hash the same, and
 whose output folders still hold exactly those files with those digests (no file
 changed, none missing, none more), prints the same problems and stops: the
-output is already what it would write. Anything unreadable, missing or
+output is already what it would write. A file whose signature is the recorded one
+holds the recorded bytes; any other is read and hashed. Inputs are hashed the same
+way, through a book of digests kept in ``.cache/digests`` (``filestate.DigestBook``).
+Anything unreadable, missing or
 different means a full build, which writes the folder anew. A record is JSON
 behind its seal (``core.seal``): read as data, never run, and one that is
 damaged or not this user's is a miss. This module imports no part of the pipeline.
@@ -21,6 +25,8 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import stat
+import time
 import tomllib
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -34,8 +40,10 @@ from ..core.diagnostics import Problem
 from ..core.options import BuildOptions
 from ..core.seal import seal, unseal
 from .caches import code_fingerprint
+from .filestate import DigestBook, Signature, file_sha256, signature_of, vouchable, vouched_digest
 
 RECORDS = ".cache/builds"
+DIGESTS = ".cache/digests"  # the book of the inputs' digests (``filestate.DigestBook``)
 _KIND = "builds"  # what the records are sealed with besides their digests
 HASH_THREADS = 4  # the replay hashes the output files on this many threads
 HASH_ALONE = 512  # files below which one thread hashes them
@@ -43,35 +51,69 @@ INPUTS = ("content", "static", "templates", "schema")
 _PACKAGE_DEFAULTS = Path(__file__).resolve().parents[1] / "defaults"
 
 
+OutputFile = tuple[str, str, Signature | None]  # POSIX path, hex sha256, the signature that vouches for it
+
+
 @dataclass(frozen=True)
 class Outputs:
-    """What a good build left: its output folder's files with their sha256, and the exports' digest."""
+    """What a good build left: its output folders' files with their sha256 (and, once the build is
+    done, the signatures that vouch for them: ``signed``)."""
 
     site: Path
-    files: tuple[tuple[str, str], ...]  # (POSIX path, hex sha256), every file of the folder
+    files: tuple[OutputFile, ...]  # every file of the site's folder
     exports: Path
-    exports_digest: str
+    exports_files: tuple[OutputFile, ...]  # every file of exports/
+
+    def signed(self) -> Outputs:
+        """These outputs with each file's signature as ``stat`` gives it now (none for a racy one)."""
+        return Outputs(self.site, _signed(self.site, self.files), self.exports,
+                       _signed(self.exports, self.exports_files))
+
+
+def output_files(hashes: Mapping[str, bytes]) -> tuple[OutputFile, ...]:
+    """The files a writer hashed (POSIX path -> sha256), without signatures yet."""
+    return tuple(sorted((rel, digest.hex(), None) for rel, digest in hashes.items()))
+
+
+def _signed(folder: Path, files: tuple[OutputFile, ...]) -> tuple[OutputFile, ...]:
+    taken = time.time_ns()
+    signed = []
+    for rel, digest, _ in files:
+        try:
+            signature: Signature | None = signature_of(os.lstat(os.path.join(folder, rel)))
+        except OSError:
+            signature = None  # gone: the replay finds it missing
+        signed.append((rel, digest, signature if signature is not None and vouchable(signature, taken) else None))
+    return tuple(signed)
 
 
 def inputs_digest(options: BuildOptions, out: Path) -> str | None:
-    """sha256 of everything the output depends on, or None when an input cannot be read."""
+    """sha256 of everything the output depends on, or None when an input cannot be read. A file
+    is read only when the book of digests has no signature for it that ``stat`` confirms (the book
+    is saved with the record of a good build, or by a replay)."""
     digest = hashlib.sha256()
     settings = [str(out.resolve()), options.base_url or "", str(options.drafts), str(options.strict),
                 str(options.prose)]
     digest.update(json.dumps([code_fingerprint(), _dependencies(), settings]).encode())
+    book = _book(options.root / DIGESTS)
     try:
-        digest.update(_file_digest(options.root / "site.toml"))
+        digest.update(file_sha256(str(options.root / "site.toml")))
         for name in INPUTS:
             folder = options.root / name
             if not folder.is_dir() and name in ("templates", "schema"):
                 folder = _PACKAGE_DEFAULTS / name
-            digest.update(name.encode() + b"\0" + tree_digest(folder).encode())
+            digest.update(name.encode() + b"\0" + tree_digest(folder, book).encode())
         vault = _vault_folder(options)  # the documents the values are verified against
-        digest.update(b"vault\0" + (tree_digest(vault).encode() if vault.is_dir() else b"none"))
+        digest.update(b"vault\0" + (tree_digest(vault, book).encode() if vault.is_dir() else b"none"))
         digest.update(b"history\0" + history_state(options.root).encode())  # new commits: new history pages
     except OSError:
         return None
     return digest.hexdigest()
+
+
+@functools.cache  # one book per site in a process: a build asks for its inputs' digest twice
+def _book(path: Path) -> DigestBook:
+    return DigestBook(path)
 
 
 def _vault_folder(options: BuildOptions) -> Path:
@@ -83,13 +125,13 @@ def _vault_folder(options: BuildOptions) -> Path:
     return (options.vault_root or options.root) / (folder if isinstance(folder, str) else DEFAULT_VAULT)
 
 
-def tree_digest(folder: Path) -> str:
+def tree_digest(folder: Path, book: DigestBook | None = None) -> str:
     """sha256 over every file below ``folder`` (path and content), in sorted order; symlinks followed.
+    ``book`` vouches for the digests of files that have not changed since it read them.
     (Paths as strings: a build hashes thousands of files twice, and Path objects cost a third.)"""
     hashes: dict[str, bytes] = {}
     for rel, path in _tree_files(folder, follow_links=True):
-        with open(path, "rb") as handle:
-            hashes[rel] = hashlib.sha256(handle.read()).digest()
+        hashes[rel] = book.digest(path) if book is not None else file_sha256(path)
     return files_digest(hashes)
 
 
@@ -100,10 +142,6 @@ def files_digest(hashes: Mapping[str, bytes]) -> str:
     for rel in sorted(hashes, key=lambda rel: rel.split("/")):  # the order of the folder's sorted Paths
         digest.update(rel.encode() + b"\0" + hashes[rel])
     return digest.hexdigest()
-
-
-def _file_digest(path: Path) -> bytes:
-    return hashlib.sha256(path.read_bytes()).digest()
 
 
 @functools.cache  # the versions this process imported
@@ -143,8 +181,8 @@ class Record:
 
     def to_json(self) -> bytes:
         outputs = self.outputs
-        return json.dumps({"site": str(outputs.site), "files": [list(file) for file in outputs.files],
-                           "exports": str(outputs.exports), "exports_digest": outputs.exports_digest,
+        return json.dumps({"site": str(outputs.site), "files": _files_json(outputs.files),
+                           "exports": str(outputs.exports), "exports_files": _files_json(outputs.exports_files),
                            "problems": [problem.as_dict() for problem in self.problems]},
                           ensure_ascii=False).encode("utf-8", "surrogatepass")
 
@@ -152,12 +190,25 @@ class Record:
     def from_json(cls, data: bytes) -> Record:
         """The record ``to_json`` wrote; ValueError, KeyError or TypeError when it is not one."""
         found: Any = json.loads(data.decode("utf-8", "surrogatepass"))
-        files = tuple((rel, digest) for rel, digest in found["files"])
-        if not all(isinstance(part, str) for file in files for part in file):
-            raise TypeError("files: not (path, sha256) pairs")
-        outputs = Outputs(Path(_text(found["site"])), files, Path(_text(found["exports"])),
-                          _text(found["exports_digest"]))
+        outputs = Outputs(Path(_text(found["site"])), _files_from_json(found["files"]),
+                          Path(_text(found["exports"])), _files_from_json(found["exports_files"]))
         return cls(outputs, tuple(Problem.from_dict(problem) for problem in found["problems"]))
+
+
+def _files_json(files: tuple[OutputFile, ...]) -> list[list[str | int]]:
+    """Each file as [path, sha256] or, with its signature, [path, sha256, inode, size, mtime_ns, ctime_ns]."""
+    return [[rel, digest, *(signature or ())] for rel, digest, signature in files]
+
+
+def _files_from_json(found: Any) -> tuple[OutputFile, ...]:
+    files: list[OutputFile] = []
+    for entry in found:
+        rel, digest, *signature = entry
+        if not (isinstance(rel, str) and isinstance(digest, str) and len(signature) in (0, 4)
+                and all(isinstance(part, int) for part in signature)):
+            raise TypeError("files: not [path, sha256, signature...] lists")
+        files.append((rel, digest, (signature[0], signature[1], signature[2], signature[3]) if signature else None))
+    return tuple(files)
 
 
 def _text(value: object) -> str:
@@ -197,8 +248,13 @@ def replay(options: BuildOptions) -> Replay:
     record = _record(sealed, digest)
     if record is None:
         return Replay(None, digest, out, damaged=path)
-    if not _intact(record.outputs, out, options.root):
+    intact = _intact(record.outputs, out, options.root)
+    if intact is None:
         return Replay(None, digest, out)
+    if intact != record.outputs:  # files read again: their signatures now vouch for them
+        remember(options, digest, list(record.problems), intact)
+    else:
+        _book(options.root / DIGESTS).save()
     return Replay(list(record.problems), digest, out)
 
 
@@ -213,6 +269,7 @@ def _record(sealed: bytes, digest: str) -> Record | None:
 
 def remember(options: BuildOptions, digest: str, problems: list[Problem], outputs: Outputs) -> None:
     """Store the record of a good build (best effort: a record only saves time)."""
+    _book(options.root / DIGESTS).save()
     folder = options.root / RECORDS
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -223,27 +280,47 @@ def remember(options: BuildOptions, digest: str, problems: list[Problem], output
         return
 
 
-def _intact(outputs: Outputs, out: Path, root: Path) -> bool:
-    """The output folders hold exactly what the recorded build wrote — each file of the site with
-    its sha256, no other file, the exports' digest — and no build was interrupted since."""
+def _intact(outputs: Outputs, out: Path, root: Path) -> Outputs | None:
+    """The outputs, signed anew, when the output folders hold exactly what the recorded build
+    wrote — each file with its sha256, no other file — and no build was interrupted since; else
+    None. A file is read only when its signature is not the recorded one (or none was)."""
     if outputs.site != out or (root / ".cache" / "write-journal.json").exists():
-        return False
-    expected = dict(outputs.files)
+        return None
     try:
-        found = list(_tree_files(out))
-        if len(found) != len(expected) or any(rel not in expected for rel, _ in found):
-            return False  # a file more (a stray) or one missing: the build writes the folder anew
-        digests = _hex_digests([path for _, path in found])
-        if any(digest != expected[rel] for (rel, _), digest in zip(found, digests, strict=True)):
-            return False  # a changed file
-        return tree_digest(outputs.exports) == outputs.exports_digest
+        site = _intact_folder(out, outputs.files)
+        exports = _intact_folder(outputs.exports, outputs.exports_files) if site is not None else None
     except OSError:
-        return False
+        return None
+    return Outputs(outputs.site, site, outputs.exports, exports) if site is not None and exports is not None else None
+
+
+def _intact_folder(folder: Path, files: tuple[OutputFile, ...]) -> tuple[OutputFile, ...] | None:
+    """``files`` with the signatures the folder's files have now, when it holds exactly them; else None."""
+    recorded = {rel: (digest, signature) for rel, digest, signature in files}
+    found = list(_tree_files(folder))
+    if len(found) != len(recorded) or any(rel not in recorded for rel, _ in found):
+        return None  # a file more (a stray) or one missing: the build writes the folder anew
+    taken = time.time_ns()
+    statuses = {rel: os.lstat(path) for rel, path in found}
+    unvouched = [(rel, path) for rel, path in found
+                 if vouched_digest(recorded, rel, signature_of(statuses[rel])) is None]
+    digests = _hex_digests([path for _, path in unvouched])
+    if any(digest != recorded[rel][0] for (rel, _), digest in zip(unvouched, digests, strict=True)):
+        return None  # a changed file
+    signed = []
+    for rel, digest, _ in files:
+        signature = signature_of(statuses[rel])
+        signed.append((rel, digest, signature if vouchable(signature, taken) and _regular(statuses[rel]) else None))
+    return tuple(signed)
+
+
+def _regular(status: os.stat_result) -> bool:
+    return stat.S_ISREG(status.st_mode)
 
 
 def _hex_digests(paths: list[str]) -> list[str]:
     """``_hex_digest`` of each path, in order, by HASH_THREADS threads each taking a slice (reading and
-    hashing let the other threads run): a no-change build of a large site reads every output file."""
+    hashing let the other threads run): the files of a large site no signature vouches for."""
     if len(paths) < HASH_ALONE:
         return [_hex_digest(path) for path in paths]
     size = -(-len(paths) // HASH_THREADS)
@@ -272,5 +349,4 @@ def _tree_files(folder: Path, follow_links: bool = False) -> Iterator[tuple[str,
 def _hex_digest(path: str) -> str:
     if os.path.islink(path):
         return ""  # never a file the build wrote
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    return file_sha256(path).hex()

@@ -514,3 +514,38 @@ def test_the_table_of_contents_stays_in_view_and_marks_the_section_read(visit: V
     toc = page.locator(".toc").bounding_box()
     assert toc is not None and 0 <= toc["y"] < 100  # still on screen, at the top
     assert visit.problems == []
+
+
+@pytest.fixture(scope="module")
+def sharded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The project's site with its search index in shards of 10 pages, as a site of thousands of
+    pages has it in shards of 500 (issue 27)."""
+    from evidencepress.output import searchshards
+
+    root = copy_project(tmp_path_factory.mktemp("sharded") / "project")
+    out = root.parent / "public"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(searchshards, "SHARD_PAGES", 10)
+        outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--out", str(out),
+                                            "--base-url", "https://example.org" + BASE_PATH])
+    assert outcome.exit_code == 0, outcome.output
+    assert len(list((out / "pagefind").glob("shard-*/pagefind-entry.json"))) >= 3
+    with served(out) as url:
+        yield url
+
+
+def test_search_over_the_shards_of_an_index_finds_what_one_index_finds(visit: Visit, server: str,
+                                                                       sharded_server: str) -> None:
+    found = []
+    for url in (server, sharded_server):
+        page = visit.open(url + "search/?q=decode")
+        page.locator(".pagefind-ui__result-link").first.wait_for(timeout=15000)
+        page.wait_for_function("document.querySelector('.pagefind-ui__message')"
+                               " && /results? for/.test(document.querySelector('.pagefind-ui__message').textContent)")
+        message = page.locator(".pagefind-ui__message").inner_text()
+        values = sorted(page.locator(".pagefind-ui__filter-label").all_text_contents())
+        hrefs = page.locator(".pagefind-ui__result-link").evaluate_all("links => links.map(link => link.href)")
+        found.append((message, values, all(href.startswith(url.rstrip("/")) for href in hrefs)))
+    assert found[0] == found[1] and found[1][2], found
+    assert "results for decode" in found[1][0] and len(found[1][1]) > 6
+    assert visit.problems == []

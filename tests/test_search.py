@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import json
 import os
@@ -347,3 +348,74 @@ def test_repacked_pagefind_files_have_the_same_bytes_on_every_python() -> None:
         assert packed == gzip.compress(search.SIGNATURE + body, compresslevel=9, mtime=0)
     assert hashlib.sha256(packed).hexdigest() == hashlib.sha256(
         packed[:10] + gzip.compress(search.SIGNATURE + body, compresslevel=9, mtime=0)[10:]).hexdigest()
+
+
+def sharded_site(root: Path, articles: int = 8) -> Path:
+    """Articles on two systems, each with its own word (``wordN``), and their record pages."""
+    pages = {}
+    for number in range(articles):
+        entry = result(f"Run {number}", source_record_id=f"record-{number % 3}")
+        entry["conditions"]["system"] = f"{1 + number % 2} x DGX Spark"
+        pages[f"guides/a{number}.md"] = article(f"Article {number}", f"The word word{number} is here.",
+                                                export(entry))
+    return make_site(root, pages)
+
+
+@pytest.fixture
+def small_shards(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress.output import searchshards
+
+    monkeypatch.setattr(searchshards, "SHARD_PAGES", 3)
+
+
+def shard_bundles(files: dict[str, bytes]) -> dict[str, int]:
+    """The page count of each bundle of pagefind/ by its folder ("" for the first)."""
+    return {name[len("pagefind/"):-len("pagefind-entry.json")]: json.loads(data)["languages"]["en"]["page_count"]
+            for name, data in files.items() if name.startswith("pagefind/") and name.endswith("pagefind-entry.json")}
+
+
+@pytest.mark.usefixtures("small_shards")
+def test_a_large_index_is_made_in_shards_that_the_search_page_merges(tmp_path: Path) -> None:
+    """Pagefind read every page of the site on every build (7 s for 5,000 articles, issue 27)."""
+    root = sharded_site(tmp_path)
+    code, output = build(root)
+    assert code == 0, output
+    files = tree(root / "_site")
+    bundles = shard_bundles(files)
+    assert len(bundles) == 4 and sum(bundles.values()) == 11  # 8 articles and 3 records, 11 // 3 + 1 shards
+    merged = sorted(folder for folder in bundles if folder)
+    html = files["search/index.html"].decode()
+    assert f'data-merge="{" ".join("../pagefind/" + folder for folder in merged)}"' in html
+    assert all(not name.endswith((".js", ".css", ".pagefind")) for name in files
+               if name.startswith(tuple(f"pagefind/{folder}" for folder in merged)))
+    assert {"pagefind/pagefind.js", "pagefind/pagefind-ui.js", "pagefind/wasm.en.pagefind"} <= set(files)
+
+
+@pytest.mark.usefixtures("small_shards")
+def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_gives(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress.output import search
+
+    root = sharded_site(tmp_path)
+    assert build(root)[0] == 0
+    indexed: list[str] = []
+    real_add = search.PagefindRun.add
+    monkeypatch.setattr(search.PagefindRun, "add", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
+    assert build(root)[0] == 0  # nothing changed: a replay
+    assert indexed == []
+    path = root / "content/guides/a5.md"
+    path.write_text(path.read_text().replace("word5", "wordfive"))
+    assert build(root)[0] == 0
+    from evidencepress.output.searchshards import shard_members
+
+    pages = sorted(rel for rel in tree(root / "_site") if rel.endswith("index.html")
+                   and b"data-pagefind-body" in (root / "_site" / rel).read_bytes())
+    changed = {"guides/a5/index.html", "community/record-2/index.html"}  # the article and the record it cites
+    assert sorted(indexed) == sorted(rel for members in shard_members(pages, 4) if changed & set(members)
+                                     for rel in members)
+    assert len(indexed) < len(pages)
+    assert b"wordfive" in b"".join(data for name, data in tree(root / "_site").items() if "fragment/" in name
+                                   for data in [gzip.decompress(data)])
+    incremental = tree(root / "_site/pagefind")
+    assert build(root, "--no-cache")[0] == 0
+    assert tree(root / "_site/pagefind") == incremental

@@ -1,4 +1,5 @@
-/* The search page: Pagefind's UI over the index built with the site (pagefind/).
+/* The search page: Pagefind's UI over the index built with the site (pagefind/), and over the
+ * shards of a large site's index (data-merge: bundles of index files merged into the first one).
  *
  * Three things Pagefind's UI leaves to the page: its input gets the page's <label> (the template's,
  * visually hidden; Pagefind names it only by a title), its count of results is said once typing pauses
@@ -28,6 +29,9 @@
   }
   var bundle = new URL(host.getAttribute("data-bundle"), location.href).href;
   var baseUrl = new URL(host.getAttribute("data-root"), location.href).pathname;
+  var shards = (host.getAttribute("data-merge") || "").split(" ").filter(Boolean).map(function (path) {
+    return new URL(path, location.href).href;
+  });
 
   function labelInput() {
     var input = host.querySelector(".pagefind-ui__search-input");
@@ -62,6 +66,18 @@
     });
   }
 
+  // The shards merged into that module, one after the other (their order is the site's), before the
+  // UI is made: the UI then searches them all, and filtersLoaded waits for their filters too.
+  function shardsMerged() {
+    return import(bundle + "pagefind.js").then(function (pagefind) {
+      return shards.reduce(function (done, shard) {
+        return done.then(function () {
+          return pagefind.mergeIndex(shard, { baseUrl: baseUrl });
+        });
+      }, Promise.resolve());
+    });
+  }
+
   var style = document.createElement("link");
   style.rel = "stylesheet";
   style.href = bundle + "pagefind-ui.css";
@@ -70,6 +86,9 @@
   script.src = bundle + "pagefind-ui.js";
   script.onerror = unavailable;
   script.onload = function () {
+    (shards.length ? shardsMerged() : Promise.resolve()).then(start, start);
+  };
+  function start() {
     var ui = new window.PagefindUI({
       element: "#search",
       bundlePath: bundle,
@@ -98,6 +117,6 @@
         ui.triggerSearch(query);  // the search says what went wrong
       }
     });
-  };
+  }
   document.body.appendChild(script);
 })();

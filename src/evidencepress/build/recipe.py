@@ -26,11 +26,20 @@ from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
 from ..output.exports import EXPORTS_DIR, RESULTS_FILE, export_files, results_chunks, stale_exports
-from ..output.search import SearchIndexer, search_run
+from ..output.search import SearchIndexer
 from ..output.writer import Checkpoint, MemoryFiles, read_tree, refusal, staged_folders, wait_for_removals
 from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
-from .render import render_generated, render_into, render_pages, render_search_page, render_site, renderer, site_context
+from .render import (
+    render_generated,
+    render_into,
+    render_pages,
+    render_search_page,
+    render_site,
+    renderer,
+    search_run,
+    site_context,
+)
 
 __all__ = [  # what callers (the CLI, serve, review, tests) take from here
     "CACHE_ROOT",
@@ -135,7 +144,7 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
         with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports]) as folders,
-              drawing_folder() as drawn, search_run(None, plan.config.language) as search):
+              drawing_folder() as drawn, search_run(None, plan.config.language, rendered) as search):
             drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
             site = renderer(plan, options)  # every template is read from here on
             render_pages(site, plan, options, drawings, folders[out], search, rendered, progress, folders[exports])
@@ -145,7 +154,10 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
             if options.use_cache:
                 caches.commit()  # every entry is right for its key, whatever happens to the build
             unchanged = digest is not None and inputs_digest(options, out) == digest  # every input is read by now
-            render_problems = _strict(render_search_page(site, folders[out], search.finish()), options)
+            index = search.finish()
+            if options.use_cache:
+                caches.commit()  # the search index's new shards
+            render_problems = _strict(render_search_page(site, folders[out], index), options)
             if has_errors(render_problems):
                 raise _Abandoned(render_problems)
             if progress is not None:

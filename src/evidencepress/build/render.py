@@ -13,7 +13,7 @@ steps one after the other, for the dev server and ``diff``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,13 +52,20 @@ from ..output.generated import (
     render_search,
 )
 from ..output.history import history_files
-from ..output.search import IndexerRun, PagefindRun, SearchIndex, SearchIndexer, search_run
+from ..output.search import IndexerRun, SearchIndex, SearchIndexer, pagefind_version
+from ..output.searchshards import ShardedSearch, shard_count, shard_members
 from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
 from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
 from .draw import Drawings, draw_charts, drawing_folder
 from .plan import SitePlan
 
-SearchRun = PagefindRun | IndexerRun
+SearchRun = ShardedSearch | IndexerRun
+
+
+def search_run(indexer: SearchIndexer | None, language: str, store: Store | None = None) -> SearchRun:
+    """The search index of a build: Pagefind in shards, read back from ``store`` where their pages
+    are unchanged; or the given indexer (the dev server's, in the background)."""
+    return ShardedSearch(language, store) if indexer is None else IndexerRun(indexer, language)
 
 
 @dataclass(frozen=True)
@@ -90,10 +97,11 @@ def render_into(plan: SitePlan, options: BuildOptions, files: FileSink, progress
     """Draw and render every output file of the site into ``files``, the steps one after the
     other (the dev server, ``diff``); the problems of rendering (a warning when search cannot be
     indexed). ``caches``: the rendered cache to read and save pages in (none: every page is rendered)."""
-    with drawing_folder() as folder, search_run(indexer, plan.config.language) as search:
+    rendered = caches.rendered if caches else None
+    with drawing_folder() as folder, search_run(indexer, plan.config.language, rendered) as search:
         drawings = draw_charts(plan, options, folder, progress)
         site = renderer(plan, options)
-        render_pages(site, plan, options, drawings, files, search, caches.rendered if caches else None, progress)
+        render_pages(site, plan, options, drawings, files, search, rendered, progress)
         search.start()
         render_generated(site, plan, options, files)
         return render_search_page(site, files, search.finish())
@@ -108,7 +116,13 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
     the others are rendered and saved in it."""
     if progress is not None:
         progress("rendering pages", 0, len(plan.pages) + len(plan.index.records))
-    for number, (url, outputs, new_key) in enumerate(_pages(site, plan, options, drawings, rendered), start=1):
+    record_keys, article_keys = _render_keys(site, plan, drawings)
+    urls = [record.url for record in plan.index.records] + [page.url for page in plan.pages]
+    search.plan(_shard_keys({url.lstrip("/") + "index.html": key
+                             for url, key in zip(urls, record_keys + article_keys, strict=True)},
+                            plan.config.language))
+    pages = _pages(site, plan, options, drawings, rendered, record_keys, article_keys)
+    for number, (url, outputs, new_key) in enumerate(pages, start=1):
         if new_key is not None and rendered is not None:
             rendered.save_later(new_key, functools.partial(dict, outputs), outputs)
         snapshot = outputs.get(SNAPSHOT_ENTRY)
@@ -155,7 +169,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
 def render_search_page(site: Renderer, files: FileSink, index: SearchIndex) -> list[Problem]:
     """The Pagefind bundle and /search/ (which says when there is no index); its problems."""
     _put(files, None, "/" + PAGEFIND_FOLDER, dict(index.files))
-    _put(files, None, SEARCH_URL, render_search(site.search_page, site.ctx, index.available))
+    _put(files, None, SEARCH_URL, render_search(site.search_page, site.ctx, index.available, index.merged))
     return list(index.problems)
 
 
@@ -167,23 +181,39 @@ def _put(files: FileSink, search: SearchRun | None, url: str, outputs: dict[str,
             search.add(rel, data)  # what the search indexes: articles and records
 
 
-def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings,
-           rendered: Store | None) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
+def _render_keys(site: Renderer, plan: SitePlan, drawings: Drawings) -> tuple[list[str], list[str]]:
+    """The key of each record page's and each article's rendered files: what they depend on."""
+    ctx = site.ctx
+    fingerprint = plan.schemas.fingerprint
+    page_keys = plan.page_keys
+    # The vault is not an input of a page: its states are part of each page's key.
+    states = plan.source_states
+    record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states)
+                   for record in plan.index.records]
+    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
+                        states.get(page.url, ()), ctx.history.of(page.url), neighbours(ctx.index, page.url))
+            for page in plan.pages]
+    return record_keys, keys
+
+
+def _shard_keys(pages: Mapping[str, str], language: str) -> list[str]:
+    """The key of each shard of the search index (``output.searchshards``): of its pages' paths and
+    keys (``pages``), the language, Pagefind's version and the code."""
+    shards = shard_count(len(pages))
+    fixed = ("search shard", str(shards), language, pagefind_version(), code_fingerprint())
+    return [key_of(*fixed, str(number), *(part for rel in members for part in (rel, pages[rel])))
+            for number, members in enumerate(shard_members(sorted(pages), shards))]
+
+
+def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, rendered: Store | None,
+           record_keys: list[str], keys: list[str]) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
     """(URL, files, cache key to save them under or None) of each record page, then each article,
     read back from the rendered cache or rendered (on every core when many are). Records are few
     but can be large (every result of a source): those to render go to the workers first, one at
     a time, and the articles fill the workers around them."""
     env, ctx = site.env, site.ctx
     store = rendered if rendered is not None else Store(None)
-    fingerprint = plan.schemas.fingerprint
-    page_keys = plan.page_keys
     records = plan.index.records
-    # The vault is not an input of a page: its states are part of each page's key.
-    states = plan.source_states
-    record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states) for record in records]
-    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
-                        states.get(page.url, ()), ctx.history.of(page.url), neighbours(ctx.index, page.url))
-            for page in plan.pages]
     stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
     missing = [number for number, key in enumerate(keys) if not store.has(key)]
 

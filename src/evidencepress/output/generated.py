@@ -164,11 +164,14 @@ def render_explore(env: jinja2.Environment, ctx: SiteContext) -> dict[str, bytes
     return page_files(html, envelope, text)
 
 
-def render_search(template: jinja2.Template, ctx: SiteContext, available: bool) -> dict[str, bytes]:
-    """/search/ from its template (``env.get_template("search.html")``)."""
+def render_search(template: jinja2.Template, ctx: SiteContext, available: bool,
+                  merged: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """/search/ from its template (``env.get_template("search.html")``); ``merged``: the folders in
+    the bundle of the shards its search merges in (``output.searchshards``)."""
+    bundle_url = relative(SEARCH_URL, "/" + PAGEFIND_FOLDER)
     html = template.render(
         **page_context(ctx, SEARCH_URL), title=SEARCH_TITLE, summary=SEARCH_SUMMARY, available=available,
-        bundle_url=relative(SEARCH_URL, "/" + PAGEFIND_FOLDER),
+        bundle_url=bundle_url, merged=[bundle_url + folder for folder in merged],
     )
     envelope = generated_envelope(ctx, SEARCH_URL, SEARCH_TITLE, None)
     agents = "Search needs a browser. Agents: read /llms.txt or /data/catalog.json for every page with its URLs."

@@ -29,12 +29,13 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
+import importlib.metadata
 import os
 import re
 import struct
 import subprocess
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -60,6 +61,7 @@ _INDEXED_OPENING = re.compile(rb"<([a-z][a-z0-9]*)\b[^>]*\bdata-pagefind-body\b[
 class SearchIndex:
     files: Mapping[str, bytes]  # path inside pagefind/ -> bytes
     problems: tuple[Problem, ...]
+    merged: tuple[str, ...] = ()  # folders inside pagefind/ of bundles the search page merges in
 
     @property
     def available(self) -> bool:
@@ -149,16 +151,14 @@ class IndexerRun:
     def add(self, rel: str, data: bytes) -> None:
         self.pages[rel] = data
 
+    def plan(self, keys: Sequence[str]) -> None:
+        """Nothing to plan: the indexer is handed every page."""
+
     def start(self) -> None:
         pass
 
     def finish(self) -> SearchIndex:
         return self.indexer(self.pages, self.language)
-
-
-def search_run(indexer: SearchIndexer | None, language: str) -> PagefindRun | IndexerRun:
-    """Pagefind fed page by page, or the given indexer."""
-    return PagefindRun(language) if indexer is None else IndexerRun(indexer, language)
 
 
 def what_pagefind_reads(html: bytes) -> bytes:
@@ -199,6 +199,14 @@ def _emptied_table(found: re.Match[bytes]) -> bytes:
     if _COUNTED_INSIDE.search(found.group(0), len(found.group(1))):
         return found.group(0)  # a filter, sort or meta inside counts even where the text is ignored
     return found.group(1) + found.group(2)
+
+
+def pagefind_version() -> str:
+    """The version of Pagefind's package (what a cached bundle was made with)."""
+    try:
+        return importlib.metadata.version("pagefind-bin")
+    except importlib.metadata.PackageNotFoundError:
+        return "no pagefind-bin"
 
 
 def _binary() -> str:

@@ -370,11 +370,17 @@ class _PutOnly:
     def __init__(self) -> None:
         self.files: dict[str, bytes] = {}
 
-    def put(self, rel: str, data: bytes) -> None:
+    def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
         self.files[rel] = data
 
     def put_chunks(self, rel: str, chunks: object) -> None:
         self.files[rel] = b"".join(chunks)  # type: ignore[call-overload]
+
+    def can_link(self, rel: str, digest: str) -> bool:
+        return False
+
+    def link(self, rel: str, digest: str) -> None:
+        raise AssertionError("no previous output to link from")
 
 
 def test_rendering_reads_nothing_back_from_the_output(tmp_path: Path) -> None:

@@ -23,11 +23,11 @@ import pytest
 from click.testing import CliRunner
 from sitekit import CHART, article, export, make_site, result, tree
 
-from evidencepress.cache import buildrecord, filestate, safepickle
+from evidencepress.cache import buildrecord, safepickle
 from evidencepress.cache.buildrecord import Outputs, _intact, output_files
 from evidencepress.cache.caches import Store, key_of
 from evidencepress.cli import main
-from evidencepress.core import seal
+from evidencepress.core import filestate, seal
 
 MARKER = "planted-pickle-ran"
 
@@ -199,7 +199,7 @@ def test_a_damaged_chart_drawing_is_drawn_again(cached: Path, reference: dict[st
 
 
 def only_record(root: Path) -> Path:
-    records = list((root / ".cache" / "builds").iterdir())
+    records = [path for path in (root / ".cache" / "builds").iterdir() if not path.name.startswith("last-")]
     assert len(records) == 1, records
     return records[0]
 
@@ -215,7 +215,8 @@ def test_a_damaged_build_record_is_not_replayed(cached: Path, reference: dict[st
         text = alpha.read_text()
         alpha.write_text(text.replace("Alpha text.", "Alpha text, edited."))
         build(cached)
-        other = next(path for path in (cached / ".cache" / "builds").iterdir() if path != record)
+        other = next(path for path in (cached / ".cache" / "builds").iterdir()
+                     if path != record and not path.name.startswith("last-"))
         alpha.write_text(text)
         record.write_bytes(other.read_bytes())
     elif how == "foreign":
@@ -309,7 +310,10 @@ def test_every_entry_of_a_full_site_reads_back(cached: Path) -> None:
     build would make it again, and say so)."""
     for name in ("pages.sqlite", "rendered.sqlite"):
         store = Store(cached / ".cache" / name)
-        assert all(store.load(key) is not None for key in blobs(cached / ".cache" / name)), name
+        keys = blobs(cached / ".cache" / name)
+        files = [key for key in keys if key.startswith("file ")]  # a rendered file's bytes, not a pickle
+        assert all(store.load(key) is not None for key in keys if key not in files), name
+        assert all(store.load_pickled(key) is not None for key in files), name
         assert store.discarded == 0
 
 
@@ -465,3 +469,84 @@ def test_the_book_of_input_digests_reads_only_changed_files(tmp_path: Path, monk
     assert str(files[2]) not in filestate._load(book_path) and str(files[1]) in filestate._load(book_path)
     book_path.write_bytes(book_path.read_bytes()[:-1] + b"x")  # damaged: an empty book, every file read
     assert filestate._load(book_path) == {}
+
+
+def beta_edited(root: Path, reference: dict[str, bytes]) -> dict[str, bytes]:
+    """Edit Beta's text (Alpha unchanged); what a --no-cache build of the edited site publishes."""
+    beta = root / "content/guides/beta.md"
+    beta.write_text(beta.read_text().replace("Beta text.", "Beta text, edited."))
+    other = site(root.parent / "other")
+    shutil.copy(beta, other / "content/guides/beta.md")
+    build(other, "--no-cache")
+    expected = published(other)
+    assert expected != reference
+    return expected
+
+
+def test_an_edit_links_the_unchanged_files_from_the_output_it_replaces(cached: Path,
+                                                                       reference: dict[str, bytes],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """An edit put every page again: read from the cache, hashed, compared with the old file (issue 27).
+    The files the last build recorded, whose signature holds, are linked without their bytes (an
+    HTML page is read still when its search shard is indexed again: here the site's only one)."""
+    alpha = cached / "_site/guides/alpha/index.html"
+    before = alpha.stat().st_ino
+    unchanged = {"file " + hashlib.sha256(path.read_bytes()).hexdigest()
+                 for path in alpha.parent.iterdir() if path.suffix != ".html"}
+    aged()
+    build(cached)  # a replay: the files written in the build's last 0.1 s get their signatures
+    expected = beta_edited(cached, reference)
+    from evidencepress.cache.store import Store as RealStore
+
+    read: list[str] = []
+    real = RealStore.load_pickled
+    monkeypatch.setattr(RealStore, "load_pickled", lambda store, key: read.append(key) or real(store, key))
+    build(cached)
+    assert published(cached) == expected
+    assert alpha.stat().st_ino == before, "an unchanged page was written anew"
+    assert len(unchanged) == 7 and not unchanged & set(read), "an unchanged file was read from the cache"
+
+
+def test_a_tampered_published_file_is_not_linked_into_the_next_build(cached: Path,
+                                                                     reference: dict[str, bytes]) -> None:
+    """A same-size edit of _site/ with its time put back: its ctime changed, so it is not linked."""
+    alpha = cached / "_site/guides/alpha/index.html"
+    aged()
+    status = alpha.stat()
+    alpha.write_bytes(alpha.read_bytes().replace(b"42.5", b"99.5"))
+    os.utime(alpha, ns=(status.st_atime_ns, status.st_mtime_ns))
+    expected = beta_edited(cached, reference)
+    build(cached)
+    assert published(cached) == expected
+
+
+def test_a_page_whose_bytes_left_the_cache_is_rendered_again(cached: Path, reference: dict[str, bytes]) -> None:
+    """Without the previous output and without the files' bytes in the cache, a cached page's
+    files cannot be put: the page is rendered again."""
+    path = cached / ".cache" / "rendered.sqlite"
+    with contextlib.closing(sqlite3.connect(path)) as db, db:
+        db.execute("DELETE FROM blobs WHERE key LIKE 'file %'")
+        db.execute("DELETE FROM entries WHERE key LIKE 'file %'")
+    shutil.rmtree(cached / "_site")
+    expected = beta_edited(cached, reference)
+    build(cached)
+    assert published(cached) == expected
+
+
+def test_the_data_files_are_linked_when_no_page_data_changed(cached: Path, reference: dict[str, bytes]) -> None:
+    """/data/ (143 MB for 5,000 articles) was made again for an edit of a sentence (issue 27)."""
+    results = cached / "_site/data/results.json"
+    before = results.stat().st_ino
+    aged()
+    build(cached)  # a replay: the files written last get their signatures
+    expected = beta_edited(cached, reference)  # the text of an article, not its data
+    build(cached)
+    assert published(cached) == expected
+    assert results.stat().st_ino == before, "the data files were made again"
+    beta = cached / "content/guides/beta.md"
+    beta.write_text(beta.read_text().replace("40.75", "40.5", 1))
+    build(cached)
+    fresh = site(cached.parent / "fresh")
+    shutil.copy(beta, fresh / "content/guides/beta.md")
+    build(fresh, "--no-cache")
+    assert published(cached) == published(fresh) and b"40.5" in results.read_bytes()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..cache.buildrecord import Outputs, Replay, inputs_digest, output_files, remember
+from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, output_files, remember
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
@@ -141,15 +141,17 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems, None, False
     exports = options.root / EXPORTS_DIR
     rendered = caches.rendered if options.use_cache else None  # --no-cache: nothing to read, nothing kept
+    last = last_outputs(options, out) if options.use_cache else None  # its files that are unchanged are linked
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
-        with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports]) as folders,
+        with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports],
+                             previous=last.vouched() if last is not None else None) as folders,
               drawing_folder() as drawn, search_run(None, plan.config.language, rendered) as search):
             drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
             site = renderer(plan, options)  # every template is read from here on
             render_pages(site, plan, options, drawings, folders[out], search, rendered, progress, folders[exports])
             search.start()  # Pagefind indexes in its own process while the rest is made
-            render_generated(site, plan, options, folders[out])
+            render_generated(site, plan, options, folders[out], rendered)
             folders[exports].put_chunks(RESULTS_FILE, results_chunks(plan.pages, site.ctx))  # the articles' are in
             if options.use_cache:
                 caches.commit()  # every entry is right for its key, whatever happens to the build

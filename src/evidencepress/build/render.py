@@ -13,7 +13,8 @@ steps one after the other, for the dev server and ``diff``.
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from jinja2 import Environment, Template
 
 from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
-from ..cache.pages import article_key, record_key
+from ..cache.pages import article_key, citing_key, record_key
+from ..core import jsontext
 from ..core.diagnostics import Problem
 from ..core.forking import ordered_map
 from ..core.options import BuildOptions, StageProgress
@@ -36,10 +38,10 @@ from ..output.article import (
     static_files,
     template_folder,
 )
-from ..output.data import data_files
+from ..output.data import catalog_document, data_files
 from ..output.dataindex import data_index_entries, render_data_index
 from ..output.datapackage import Measured
-from ..output.exports import export_name_of, snapshot_context, snapshot_json
+from ..output.exports import snapshot_context, snapshot_json
 from ..output.feeds import feed_files
 from ..output.gaps import gap_files
 from ..output.generated import (
@@ -58,6 +60,16 @@ from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
 from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
 from .draw import Drawings, draw_charts, drawing_folder
 from .plan import SitePlan
+from .rendered import (
+    SNAPSHOT_ENTRY,
+    LinkedFiles,
+    PageSinks,
+    RenderedPage,
+    link_all,
+    put_cached,
+    put_rendered,
+    save_rendered,
+)
 
 SearchRun = ShardedSearch | IndexerRun
 
@@ -121,22 +133,21 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
     search.plan(_shard_keys({url.lstrip("/") + "index.html": key
                              for url, key in zip(urls, record_keys + article_keys, strict=True)},
                             plan.config.language))
-    pages = _pages(site, plan, options, drawings, rendered, record_keys, article_keys)
-    for number, (url, outputs, new_key) in enumerate(pages, start=1):
-        if new_key is not None and rendered is not None:
-            rendered.save_later(new_key, functools.partial(dict, outputs), outputs)
-        snapshot = outputs.get(SNAPSHOT_ENTRY)
-        if snapshot is not None and exports is not None:
-            exports.put(export_name_of(url), snapshot)
-        _put(files, search, url, {name: data for name, data in outputs.items() if name != SNAPSHOT_ENTRY})
-        _put(files, search, url, drawings.svgs(url))  # a record page has none
+    sinks = PageSinks(files, exports, search)
+    store = rendered if rendered is not None else Store(None)
+    for number, page in enumerate(_pages(site, plan, options, drawings, store, record_keys, article_keys), start=1):
+        if page.cached is None or not put_cached(sinks, page.url, page.cached, store):
+            outputs = page.outputs if page.outputs is not None else page.render()
+            put_rendered(sinks, page.url, outputs, save_rendered(rendered, page.key, outputs))
+        _put_drawings(files, page.url, drawings)  # a record page has none
         if progress is not None:
             progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
     if progress is not None:
         progress("indexing search", 0, 0)
 
 
-def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink) -> None:
+def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink,
+                     rendered: Store | None = None) -> None:
     """Listings, the pages of /community/, /explore/ and /schema/, 404, the data files, feeds,
     /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
     env, ctx = site.env, site.ctx
@@ -147,11 +158,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
-    sizes: dict[str, int] = {}  # of each file of /data/, as written: for its index
-    for name, chunks in data_files(plan.index, plan.config, plan.schemas):
-        measured = Measured(chunks)
-        files.put_chunks(DATA_URL.lstrip("/") + name, iter(measured))
-        sizes[name] = measured.digest().size
+    sizes = _put_data_files(site, plan, files, rendered)  # of each file of /data/, as written: for its index
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
     gaps = gap_files(env, ctx)
@@ -164,6 +171,28 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     _put(files, None, "/", {MARKER: MARKER_TEXT})
     _put(files, None, "/static/", static_files(template_folder(options.root)))
     _put(files, None, "/schema/", dict(plan.schemas.published))
+
+
+def _put_data_files(site: Renderer, plan: SitePlan, files: FileSink, rendered: Store | None) -> dict[str, int]:
+    """The files of /data/ (the size of each, by name): linked from the output this one replaces
+    when what they are made of — every page's facts and states, the catalog, the configuration and
+    schemas — is what it was made of (``rendered``: the cache that says; None: made anew)."""
+    folder = DATA_URL.lstrip("/")
+    index = plan.index
+    catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
+    key = "data " + key_of("data files", site.context_key, plan.schemas.fingerprint, catalog.hexdigest(),
+                 repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
+    linked = rendered.load(key) if rendered is not None else None
+    if isinstance(linked, LinkedFiles) and link_all(files, folder, linked):
+        return {name: size for name, _, size in linked.files}
+    made = []
+    for name, chunks in data_files(index, plan.config, plan.schemas):
+        measured = Measured(chunks)
+        files.put_chunks(folder + name, iter(measured))
+        made.append((name, measured.digest().sha256, measured.digest().size))
+    if rendered is not None:
+        rendered.save(key, LinkedFiles(tuple(made)))
+    return {name: size for name, _, size in made}
 
 
 def render_search_page(site: Renderer, files: FileSink, index: SearchIndex) -> list[Problem]:
@@ -188,7 +217,8 @@ def _render_keys(site: Renderer, plan: SitePlan, drawings: Drawings) -> tuple[li
     page_keys = plan.page_keys
     # The vault is not an input of a page: its states are part of each page's key.
     states = plan.source_states
-    record_keys = [record_key(record, page_keys, fingerprint, site.context_key, states)
+    citing = {page.url: citing_key(plan.index.facts.get(page.url, ""), page.front) for page in plan.pages}
+    record_keys = [record_key(record, citing, fingerprint, site.context_key, states)
                    for record in plan.index.records]
     keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
                         states.get(page.url, ()), ctx.history.of(page.url), neighbours(ctx.index, page.url))
@@ -201,22 +231,32 @@ def _shard_keys(pages: Mapping[str, str], language: str) -> list[str]:
     keys (``pages``), the language, Pagefind's version and the code."""
     shards = shard_count(len(pages))
     fixed = ("search shard", str(shards), language, pagefind_version(), code_fingerprint())
-    return [key_of(*fixed, str(number), *(part for rel in members for part in (rel, pages[rel])))
+    return ["search " + key_of(*fixed, str(number), *(part for rel in members for part in (rel, pages[rel])))
             for number, members in enumerate(shard_members(sorted(pages), shards))]
 
 
-def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, rendered: Store | None,
-           record_keys: list[str], keys: list[str]) -> Iterator[tuple[str, dict[str, bytes], str | None]]:
-    """(URL, files, cache key to save them under or None) of each record page, then each article,
-    read back from the rendered cache or rendered (on every core when many are). Records are few
-    but can be large (every result of a source): those to render go to the workers first, one at
-    a time, and the articles fill the workers around them."""
-    env, ctx = site.env, site.ctx
-    store = rendered if rendered is not None else Store(None)
-    records = plan.index.records
-    stale = [number for number, key in enumerate(record_keys) if not store.has(key)]
-    missing = [number for number, key in enumerate(keys) if not store.has(key)]
+@dataclass(frozen=True)
+class _Page:
+    """A page to put into the output: its files made now (``outputs``), or as the rendered cache
+    holds them (``cached``); ``render`` makes them (again, when the cache no longer has their bytes)."""
 
+    url: str
+    key: str  # its rendered cache key
+    outputs: dict[str, bytes] | None
+    cached: RenderedPage | None
+    render: Callable[[], dict[str, bytes]]
+
+
+def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, store: Store,
+           record_keys: list[str], keys: list[str]) -> Iterator[_Page]:
+    """Each record page, then each article, as the rendered cache holds it or rendered (on every
+    core when many are). Records are few but can be large (every result of a source): those to
+    render go to the workers first, one at a time, and the articles fill the workers around them."""
+    env, ctx = site.env, site.ctx
+    records = plan.index.records
+    cached = [_cached(store, key) for key in record_keys + keys]
+    stale = [number for number, key in enumerate(record_keys) if cached[number] is None]
+    missing = [number for number, key in enumerate(keys) if cached[len(record_keys) + number] is None]
     snapshot = snapshot_context(ctx)
 
     def render(task: tuple[bool, int]) -> dict[str, bytes]:
@@ -232,25 +272,27 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
 
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
     fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
-
-    def outputs_of(task: tuple[bool, int], key: str, todo: set[int]) -> tuple[dict[str, bytes], str | None]:
-        if task[1] in todo:
-            return next(fresh), key
-        cached = store.load(key)
-        if isinstance(cached, dict):
-            return cached, None
-        return render(task), key  # the entry went away since has(): rendered here
-
-    todo = set(stale)
-    for number, (record, key) in enumerate(zip(records, record_keys, strict=True)):
-        yield (record.url, *outputs_of((True, number), key, todo))
-    todo = set(missing)
-    for number, (page, key) in enumerate(zip(plan.pages, keys, strict=True)):
-        yield (page.url, *outputs_of((False, number), key, todo))
+    urls = [record.url for record in records] + [page.url for page in plan.pages]
+    todo = {(True, number) for number in stale} | {(False, number) for number in missing}
+    for at, (url, key) in enumerate(zip(urls, record_keys + keys, strict=True)):
+        task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
+        outputs = next(fresh) if task in todo else None
+        yield _Page(url, key, outputs, cached[at], functools.partial(render, task))
 
 
-# The name an article's file of exports/ has among its rendered files; not a name of the site.
-SNAPSHOT_ENTRY = "exports:snapshot"
+def _cached(store: Store, key: str) -> RenderedPage | None:
+    found = store.load(key)
+    return found if isinstance(found, RenderedPage) else None
+
+
+def _put_drawings(files: FileSink, url: str, drawings: Drawings) -> None:
+    """The page's chart files: linked from the output this one replaces where it holds them."""
+    for drawing in drawings.pages.get(url, ()):
+        rel = url.lstrip("/") + drawing.name
+        if files.can_link(rel, drawing.sha256):
+            files.link(rel, drawing.sha256)
+        else:
+            files.put(rel, drawing.svg(), bytes.fromhex(drawing.sha256))
 
 
 def _context_key(ctx: SiteContext, templates: Path) -> str:

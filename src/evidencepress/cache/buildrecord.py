@@ -37,12 +37,13 @@ from typing import Any
 from ..content.history import history_state
 from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
+from ..core.filestate import DigestBook, Signature, Vouched, file_sha256, signature_of, vouchable, vouched_digest
 from ..core.options import BuildOptions
 from ..core.seal import seal, unseal
 from .caches import code_fingerprint
-from .filestate import DigestBook, Signature, file_sha256, signature_of, vouchable, vouched_digest
 
 RECORDS = ".cache/builds"
+LAST = "last-{folder}"  # in RECORDS, sealed: the digest of the last record of an output folder (of its path)
 DIGESTS = ".cache/digests"  # the book of the inputs' digests (``filestate.DigestBook``)
 _KIND = "builds"  # what the records are sealed with besides their digests
 HASH_THREADS = 4  # the replay hashes the output files on this many threads
@@ -63,6 +64,11 @@ class Outputs:
     files: tuple[OutputFile, ...]  # every file of the site's folder
     exports: Path
     exports_files: tuple[OutputFile, ...]  # every file of exports/
+
+    def vouched(self) -> dict[Path, Vouched]:
+        """Each output folder's files with their digests and signatures (``StagedFolder.link``)."""
+        return {folder: {rel: (digest, signature) for rel, digest, signature in files}
+                for folder, files in ((self.site, self.files), (self.exports, self.exports_files))}
 
     def signed(self) -> Outputs:
         """These outputs with each file's signature as ``stat`` gives it now (none for a racy one)."""
@@ -268,16 +274,42 @@ def _record(sealed: bytes, digest: str) -> Record | None:
 
 
 def remember(options: BuildOptions, digest: str, problems: list[Problem], outputs: Outputs) -> None:
-    """Store the record of a good build (best effort: a record only saves time)."""
+    """Store the record of a good build, and that it is the last one of its output folder (best
+    effort: a record only saves time)."""
     _book(options.root / DIGESTS).save()
     folder = options.root / RECORDS
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temp = folder / f".{digest}.tmp"
-        temp.write_bytes(seal(_KIND, digest, Record(outputs, tuple(problems)).to_json()))
-        os.replace(temp, folder / digest)
+        _write_sealed(folder / digest, digest, Record(outputs, tuple(problems)).to_json())
+        _write_sealed(folder / _last_name(outputs.site), _last_key(outputs.site), digest.encode())
     except OSError:
         return
+
+
+def last_outputs(options: BuildOptions, out: Path) -> Outputs | None:
+    """What the last recorded build of the output folder ``out`` wrote (a build links the files of
+    it that it would write again, ``output.writer.StagedFolder.link``); None when there is none."""
+    folder = options.root / RECORDS
+    try:
+        digest = unseal(_KIND, _last_key(out), (folder / _last_name(out)).read_bytes())
+        record = _record((folder / digest.decode()).read_bytes(), digest.decode()) if digest else None
+    except (OSError, UnicodeDecodeError):
+        return None
+    return record.outputs if record is not None and record.outputs.site == out else None
+
+
+def _last_name(out: Path) -> str:
+    return LAST.format(folder=hashlib.sha256(os.fsencode(out)).hexdigest()[:32])
+
+
+def _last_key(out: Path) -> str:
+    return f"last build of {out}"
+
+
+def _write_sealed(path: Path, key: str, data: bytes) -> None:
+    temp = path.with_name(f".{path.name}.tmp")
+    temp.write_bytes(seal(_KIND, key, data))
+    os.replace(temp, path)
 
 
 def _intact(outputs: Outputs, out: Path, root: Path) -> Outputs | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..checks.page import Page
 from ..core.diagnostics import Problem
-from ..core.model import SourceFile
+from ..core.model import FrontMatter, SourceFile
 from ..site.index import PageFacts
 from ..site.records import Record
 from . import safepickle
@@ -39,13 +39,21 @@ def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str], st
 def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str,
                states: Mapping[str, Sequence[Any]] | None = None) -> str:
     """What a record page's files depend on: its id, its prose file (content/community/<id>.md),
-    every article that cites it, whole (``pages``: page_key by URL), with its verification states
-    (``states`` by URL), the schemas, the code and the site context and templates (``context``).
-    An edit to one article renders again only the records it cites."""
+    what it shows of every article that cites it (``pages`` by URL: the digest of the article's
+    facts and its front matter, ``citing_key``), with its verification states (``states`` by URL),
+    the schemas, the code and the site context and templates (``context``). An edit to one
+    article renders again only the records it cites, and only when their data or its front matter
+    changed: an edit of its prose renders none."""
     prose = (record.prose.source.rel, record.prose.source.text) if record.prose is not None else ("", "")
     known = states or {}
     citing = [pages[citation.page.url] + repr(tuple(known.get(citation.page.url, ()))) for citation in record.citations]
     return key_of("record", record.id, *prose, schema_fingerprint, context, *citing)
+
+
+def citing_key(facts: str, front: FrontMatter) -> str:
+    """What a record page shows of an article that cites it: its facts (``PageFacts.digest``: its
+    results of the record and their conditions) and its front matter (title, dates)."""
+    return key_of(facts, repr(front))
 
 
 def page_key(source: SourceFile, schema_fingerprint: str) -> str:

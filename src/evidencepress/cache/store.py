@@ -105,6 +105,10 @@ class Store:
             self._used.add(key)
         return data
 
+    def mark_used(self, key: str) -> None:
+        """Count the entry as used by this build (pruning keeps it longest) without reading it."""
+        self._used.add(key)
+
     def save(self, key: str, value: Any) -> None:
         data = safepickle.dumps(value)
         if data is not None:

@@ -148,6 +148,9 @@ class IndexerRun:
     def __exit__(self, *exc_info: object) -> None:
         self.pages.clear()
 
+    def wants(self, rel: str) -> bool:
+        return True
+
     def add(self, rel: str, data: bytes) -> None:
         self.pages[rel] = data
 

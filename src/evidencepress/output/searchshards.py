@@ -88,6 +88,10 @@ class ShardedSearch:
             if isinstance(found, dict) and all(isinstance(value, bytes) for value in found.values()):
                 self._cached[number] = found
 
+    def wants(self, rel: str) -> bool:
+        """Is the page at ``rel`` of a shard indexed now (not read back from the store)?"""
+        return shard_of(rel, len(self._keys)) not in self._cached
+
     def add(self, rel: str, data: bytes) -> None:
         number = shard_of(rel, len(self._keys))
         if number in self._cached:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ..core import forking, signals
+from ..core.filestate import Vouched, signature_of, vouched_digest
 from ..core.forking import WRITER_THREADS
 
 Tree = Mapping[str, bytes]  # POSIX relative path -> bytes
@@ -71,20 +72,34 @@ class FileSink(Protocol):
     """Where the render stage puts files: a staged output folder, or memory. Put only: what a
     later step needs is handed to it by the step that made it, never read back from here."""
 
-    def put(self, rel: str, data: bytes) -> None: ...
+    def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
+        """A file (``digest``: its sha256, when the caller has it)."""
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         """A file given piece by piece (a large data file is never held whole)."""
+
+    def can_link(self, rel: str, digest: str) -> bool:
+        """Does the output this one replaces hold the file ``rel`` with that sha256 (hex), vouched
+        for by its signature (``core.filestate``)? Then ``link`` puts it without its bytes."""
+
+    def link(self, rel: str, digest: str) -> None:
+        """Put the previous output's file ``rel`` (``can_link`` said it holds these bytes)."""
 
 
 class MemoryFiles(dict[str, bytes]):
     """Rendered files kept in memory, by POSIX path (the dev server, the review, tests)."""
 
-    def put(self, rel: str, data: bytes) -> None:
+    def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
         self[rel] = data
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         self[rel] = b"".join(chunks)
+
+    def can_link(self, rel: str, digest: str) -> bool:
+        return False  # there is no previous output: every file is put with its bytes
+
+    def link(self, rel: str, digest: str) -> None:
+        raise ValueError(f"{rel}: nothing to link from")
 
 
 class FolderWriter:
@@ -120,6 +135,11 @@ class FolderWriter:
             pass  # no such file, another file system, links not allowed...: written
         return self.write_chunks(rel, (data,))
 
+    def link(self, rel: str, previous: str) -> None:
+        """Hard-link the file of the same path under ``previous`` (the tree this one replaces)."""
+        self._make_parent(rel)
+        os.link(os.path.join(previous, rel), os.path.join(self.root, rel), follow_symlinks=False)
+
     def _make_parent(self, rel: str) -> None:
         parent = rel.rpartition("/")[0]
         if parent not in self._made:
@@ -139,9 +159,13 @@ class StagedFolder:
     later ``put``.
     """
 
-    def __init__(self, target: Path, checkpoint: Checkpoint, hashed: bool = False) -> None:
+    def __init__(self, target: Path, checkpoint: Checkpoint, hashed: bool = False,
+                 previous: Vouched | None = None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         self.target = target
+        # the files of the tree this one replaces, with the sha256 and signature the build that
+        # wrote them recorded: one whose signature holds is linked without its bytes (``link``)
+        self._vouched: Vouched = previous or {}
         self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
         self.sizes: dict[str, int] = {}  # every file written, by POSIX path
         # ``hashed``: the sha256 of every file written, by POSIX path, taken from the bytes as they
@@ -153,15 +177,39 @@ class StagedFolder:
         self._threads: ThreadPoolExecutor | None = None
         self._pending: deque[Future[int]] = deque()
 
-    def put(self, rel: str, data: bytes) -> None:
+    def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
         self._first(rel)
+        self._submit(self._write, rel, data, digest)
+        self.sizes[rel] = len(data)
+
+    def can_link(self, rel: str, digest: str) -> bool:
+        if not self._vouched:
+            return False
+        try:
+            status = os.lstat(os.path.join(self._previous, rel))
+        except OSError:
+            return False
+        return stat.S_ISREG(status.st_mode) and vouched_digest(self._vouched, rel, signature_of(status)) == digest
+
+    def link(self, rel: str, digest: str) -> None:
+        self._first(rel)
+        self._submit(self._link, rel)
+        signature = self._vouched[rel][1]
+        self.sizes[rel] = signature[1] if signature is not None else 0  # can_link saw its signature
+        if self.hashes is not None:
+            self.hashes[rel] = bytes.fromhex(digest)
+
+    def _submit(self, task: Callable[..., int], *arguments: object) -> None:
         if self._threads is None:
             self._threads = ThreadPoolExecutor(WRITE_THREADS, thread_name_prefix=WRITER_THREADS)
             forking.pause_for_forks(self)  # for the next fork (it may have paused them already)
-        self._pending.append(self._threads.submit(self._write, rel, data))
-        self.sizes[rel] = len(data)
+        self._pending.append(self._threads.submit(task, *arguments))
         while len(self._pending) > MAX_PENDING:
             self._pending.popleft().result()
+
+    def _link(self, rel: str) -> int:
+        self._files.link(rel, self._previous)
+        return 0
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         if isinstance(chunks, (tuple, list)):  # made already: to a writer thread, or linked, like put
@@ -175,11 +223,11 @@ class StagedFolder:
         self.sizes[rel] = self._files.write_chunks(rel, _hashing(chunks, digest.update))
         self.hashes[rel] = digest.digest()
 
-    def _write(self, rel: str, data: bytes) -> int:
+    def _write(self, rel: str, data: bytes, digest: bytes | None) -> int:
         """A writer thread's task (hashing, like writing, lets the other threads run)."""
         size = self._files.write_or_link(rel, data, self._previous)
         if self.hashes is not None:
-            self.hashes[rel] = hashlib.sha256(data).digest()
+            self.hashes[rel] = digest if digest is not None else hashlib.sha256(data).digest()
         return size
 
     def _first(self, rel: str) -> None:
@@ -187,6 +235,8 @@ class StagedFolder:
             self._checkpoint(f"staging {self.target.name}")
         if rel in self.sizes:
             self.wait()  # a file put again: the last version wins, as written in order
+            with contextlib.suppress(FileNotFoundError):  # never written through: it may be a link
+                os.unlink(os.path.join(self.path, rel))  # to the previous tree's file
 
     def wait(self) -> None:
         """Every file put so far is written (or its error raised)."""
@@ -223,9 +273,11 @@ class StagedFolder:
 
 @contextlib.contextmanager
 def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoint | None = None,
-                   hashed: Sequence[Path] = ()) -> Iterator[dict[Path, StagedFolder]]:
+                   hashed: Sequence[Path] = (), previous: Mapping[Path, Vouched] | None = None,
+                   ) -> Iterator[dict[Path, StagedFolder]]:
     """New trees for ``targets``, filled inside the ``with`` block, then swapped in together.
-    The folders of ``hashed`` keep the sha256 of each file written (``StagedFolder.hashes``).
+    The folders of ``hashed`` keep the sha256 of each file written (``StagedFolder.hashes``);
+    ``previous``: what the last build recorded of each target's files (``StagedFolder.link``).
 
     An exception inside the block (or while staging) removes the new trees: no target has
     changed. Raises OSError (disk full, permission denied ...) with every target as it was.
@@ -236,7 +288,8 @@ def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoin
     folders: dict[Path, StagedFolder] = {}
     try:
         for target in sorted(targets):
-            folders[target] = StagedFolder(target, checkpoint, hashed=target in hashed)
+            folders[target] = StagedFolder(target, checkpoint, hashed=target in hashed,
+                                           previous=(previous or {}).get(target))
         yield folders
         swaps = [folders[target].swap() for target in sorted(folders)]
     except BaseException:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
+import pickle
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..charts import ChartPlan
@@ -140,6 +142,7 @@ class SiteIndex:
     catalog: tuple[CatalogEntry, ...]
     totals: Figures
     gaps: GapCensus  # the conditions the results leave unknown, and what that keeps from comparing
+    facts: Mapping[str, str] = field(default_factory=dict)  # each page's PageFacts.digest, by URL
 
     def entry(self, url: str) -> Entry:
         return self._by_url[url]
@@ -182,6 +185,9 @@ class PageFacts:
     facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
     csv: bytes  # ``rows`` as lines of the site's CSV (no header), unverified: its index.csv and results.csv
     csv_ends: tuple[int, ...]  # where each row's line of ``csv`` ends (its verification cell: see with_states)
+    # sha256 of all the above: the same for an edit of the page's prose, so that what is made of the
+    # facts of every page (the data files, a record's page) is made again only when they change
+    digest: str = ""
 
 
 def page_facts(page: Page, spec: TableSpec) -> PageFacts:
@@ -196,8 +202,9 @@ def page_facts(page: Page, spec: TableSpec) -> PageFacts:
         metrics[key] = metrics.get(key, 0) + 1
     rows = row_values(page.url, page.export, spec)
     csv, ends = unverified_csv(page.url, rows, spec)
-    return PageFacts(spec, rows, cited_records(page, spec.conditions), tuple(counts.items()),
-                     tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results), csv, ends)
+    found = (spec, rows, cited_records(page, spec.conditions), tuple(counts.items()),
+             tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results), csv, ends)
+    return PageFacts(*found, digest=hashlib.sha256(pickle.dumps(found, protocol=5)).hexdigest())
 
 
 def _facts(page: Page, found: PageFacts | None, spec: TableSpec) -> PageFacts:
@@ -223,7 +230,8 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)
     gaps = gap_census([result for page in pages for result in results_of(page)], spec.conditions, spec.rules)
-    return SiteIndex(entries, listings, records, table, catalog, totals, gaps)
+    return SiteIndex(entries, listings, records, table, catalog, totals, gaps,
+                     {page.url: found.digest for page, found in with_found})
 
 
 def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:

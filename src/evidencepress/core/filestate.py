@@ -20,12 +20,13 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..core.seal import seal, unseal
+from .seal import seal, unseal
 
 RACY_NS = 100_000_000  # far longer than a file system clock's tick (1-10 ms on Linux)
 _KIND = "file digests"  # what a book's file is sealed with besides its path
 
 Signature = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
+Vouched = Mapping[str, tuple[str, Signature | None]]  # by path: hex sha256, the signature that vouches for it
 
 
 def signature_of(status: os.stat_result) -> Signature:
@@ -109,8 +110,7 @@ def _entry(fields: object) -> tuple[bytes, Signature]:
     return bytes.fromhex(fields[0]), (fields[1], fields[2], fields[3], fields[4])
 
 
-def vouched_digest(recorded: Mapping[str, tuple[str, Signature | None]], rel: str,
-                   signature: Signature) -> str | None:
+def vouched_digest(recorded: Vouched, rel: str, signature: Signature) -> str | None:
     """The recorded hex digest of ``rel`` when its recorded signature is ``signature``; else None."""
     known = recorded.get(rel)
     if known is None or known[1] is None or known[1] != signature:

@@ -158,12 +158,12 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
-    sizes = _put_data_files(site, plan, files, rendered)  # of each file of /data/, as written: for its index
+    data_key = _data_key(site, plan)
+    sizes = _put_data_files(plan, files, rendered, data_key)  # of each file of /data/, as written: for its index
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
-    gaps = gap_files(env, ctx)
-    _put(files, None, "/", gaps)
-    sizes |= {rel.removeprefix(DATA_URL.lstrip("/")): len(data) for rel, data in gaps.items()
+    gaps = _put_linked(files, rendered, "gaps " + data_key, lambda: gap_files(env, ctx))
+    sizes |= {rel.removeprefix(DATA_URL.lstrip("/")): size for rel, size in gaps.items()
               if rel.startswith(DATA_URL.lstrip("/"))}
     _put(files, None, DATA_URL, render_data_index(env, ctx, data_index_entries(sizes, plan.static)))
     _put(files, None, "/", {asset.rel: asset.data for asset in plan.assets})
@@ -173,26 +173,48 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     _put(files, None, "/schema/", dict(plan.schemas.published))
 
 
-def _put_data_files(site: Renderer, plan: SitePlan, files: FileSink, rendered: Store | None) -> dict[str, int]:
-    """The files of /data/ (the size of each, by name): linked from the output this one replaces
-    when what they are made of — every page's facts and states, the catalog, the configuration and
-    schemas — is what it was made of (``rendered``: the cache that says; None: made anew)."""
-    folder = DATA_URL.lstrip("/")
+def _data_key(site: Renderer, plan: SitePlan) -> str:
+    """What /data/ and /gaps/ are made of: every page's facts and states, the catalog (titles,
+    summaries, dates and URLs of pages and records), the configuration, templates and schemas; not
+    the pages' prose."""
     index = plan.index
     catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
-    key = "data " + key_of("data files", site.context_key, plan.schemas.fingerprint, catalog.hexdigest(),
-                 repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
-    linked = rendered.load(key) if rendered is not None else None
+    return key_of("data files", site.context_key, plan.schemas.fingerprint, catalog.hexdigest(),
+                  repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
+
+
+def _put_data_files(plan: SitePlan, files: FileSink, rendered: Store | None, key: str) -> dict[str, int]:
+    """The files of /data/ (the size of each, by name): linked from the output this one replaces
+    when what they are made of (``key``: ``_data_key``) is unchanged (``rendered``: the cache that
+    says; None: made anew)."""
+    folder = DATA_URL.lstrip("/")
+    linked = rendered.load("data " + key) if rendered is not None else None
     if isinstance(linked, LinkedFiles) and link_all(files, folder, linked):
         return {name: size for name, _, size in linked.files}
     made = []
-    for name, chunks in data_files(index, plan.config, plan.schemas):
+    for name, chunks in data_files(plan.index, plan.config, plan.schemas):
         measured = Measured(chunks)
         files.put_chunks(folder + name, iter(measured))
         made.append((name, measured.digest().sha256, measured.digest().size))
     if rendered is not None:
-        rendered.save(key, LinkedFiles(tuple(made)))
+        rendered.save("data " + key, LinkedFiles(tuple(made)))
     return {name: size for name, _, size in made}
+
+
+def _put_linked(files: FileSink, rendered: Store | None, key: str,
+                make: Callable[[], dict[str, bytes]]) -> dict[str, int]:
+    """Files by site path relative to the root (the size of each): linked from the output this one
+    replaces when the cache says ``key`` made them, else made (``make``) and put."""
+    linked = rendered.load(key) if rendered is not None else None
+    if isinstance(linked, LinkedFiles) and link_all(files, "", linked):
+        return {name: size for name, _, size in linked.files}
+    made = make()
+    digests = {rel: hashlib.sha256(data).digest() for rel, data in made.items()}
+    for rel, data in made.items():
+        files.put(rel, data, digests[rel])
+    if rendered is not None:
+        rendered.save(key, LinkedFiles(tuple((rel, digests[rel].hex(), len(data)) for rel, data in made.items())))
+    return {rel: len(data) for rel, data in made.items()}
 
 
 def render_search_page(site: Renderer, files: FileSink, index: SearchIndex) -> list[Problem]:

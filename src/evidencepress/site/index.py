@@ -141,11 +141,19 @@ class SiteIndex:
     results: ResultTable
     catalog: tuple[CatalogEntry, ...]
     totals: Figures
-    gaps: GapCensus  # the conditions the results leave unknown, and what that keeps from comparing
+    spec: TableSpec  # the core conditions and comparability rules of the results table
     facts: Mapping[str, str] = field(default_factory=dict)  # each page's PageFacts.digest, by URL
+    pages: tuple[Page, ...] = ()  # in the site's order
 
     def entry(self, url: str) -> Entry:
         return self._by_url[url]
+
+    @functools.cached_property
+    def gaps(self) -> GapCensus:
+        """The conditions the results leave unknown, and what that keeps from comparing (made when
+        /gaps/ is: an edit that leaves the data as it was links the files made of it)."""
+        return gap_census([result for page in self.pages for result in results_of(page)], self.spec.conditions,
+                          self.spec.rules)
 
     @functools.cached_property
     def _by_url(self) -> dict[str, Entry]:
@@ -229,9 +237,8 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
     totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)
-    gaps = gap_census([result for page in pages for result in results_of(page)], spec.conditions, spec.rules)
-    return SiteIndex(entries, listings, records, table, catalog, totals, gaps,
-                     {page.url: found.digest for page, found in with_found})
+    return SiteIndex(entries, listings, records, table, catalog, totals, spec,
+                     {page.url: found.digest for page, found in with_found}, tuple(pages))
 
 
 def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapping[str, str]) -> Entry:

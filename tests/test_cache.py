@@ -31,7 +31,7 @@ def test_a_cached_page_is_the_page_and_an_edit_is_seen(tmp_path: Path) -> None:
     cold = _outcome(root)
     assert not (root / ".cache" / "pages.sqlite").exists(), "planning alone wrote the cache"
     build_site(BuildOptions(root=root, jobs=1))
-    assert _entries(root / ".cache" / "pages.sqlite") == 1, "the page cache was not written"
+    assert _pages(root / ".cache" / "pages.sqlite") == 1, "the page cache was not written"
     assert _outcome(root) == cold  # read back: same page, same warnings
     (root / "content/guides/a.md").write_text(article("Second", export_doc=export(result())))
     titles, problems = _outcome(root)
@@ -99,7 +99,7 @@ def test_a_build_over_damaged_databases_succeeds_and_caches_again(tmp_path: Path
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
     assert len(rendered) == 6, "the damaged cache was read as if it held entries"
     assert tree(root / "_site") == built
-    assert (_entries(root / ".cache/pages.sqlite"), _rendered_pages(root / ".cache/rendered.sqlite")) == (3, 6)
+    assert (_pages(root / ".cache/pages.sqlite"), _rendered_pages(root / ".cache/rendered.sqlite")) == (3, 6)
     rendered.clear()
     assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
     assert rendered == [], "the new databases were not read back"
@@ -123,7 +123,7 @@ def test_check_and_a_failed_build_write_no_cache(tmp_path: Path) -> None:
     (root / "content/guides/b.md").write_text(article("B"))
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
     cache = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in (root / ".cache").glob("*.sqlite")}
-    assert sorted(cache) == ["pages.sqlite", "rendered.sqlite"] and _entries(root / ".cache/pages.sqlite") == 2
+    assert sorted(cache) == ["pages.sqlite", "rendered.sqlite"] and _pages(root / ".cache/pages.sqlite") == 2
     (root / "content/guides/c.md").write_text(article("C"))  # a new entry, and entries read back: nothing written
     (root / "content/guides/b.md").write_text(article("B", "[x](/nowhere/)"))
     assert CliRunner().invoke(main, ["check", "--root", str(root)]).exit_code == 1
@@ -223,7 +223,7 @@ def test_a_site_larger_than_the_cache_bound_keeps_every_page_it_rendered(tmp_pat
     root = many_pages(tmp_path / "site", 12)
     assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"]).exit_code == 0
     assert _rendered_pages(root / ".cache/rendered.sqlite") == 12 + 7  # the articles and their 7 record pages
-    assert _entries(root / ".cache/pages.sqlite") == 12
+    assert _pages(root / ".cache/pages.sqlite") == 12
 
 
 def _entries(path: Path) -> int:
@@ -232,6 +232,14 @@ def _entries(path: Path) -> int:
         (values, entries), = db.execute("SELECT (SELECT count(*) FROM blobs), (SELECT count(*) FROM entries)")
     assert values == entries
     return int(values)
+
+
+def _pages(path: Path) -> int:
+    """The number of validated pages in the page cache at ``path`` (each page's verification against
+    the vault is an entry of its own)."""
+    with _database(path) as db:
+        (pages,), = db.execute("SELECT count(*) FROM entries WHERE key NOT LIKE 'verified %'")
+    return int(pages)
 
 
 def _rendered_pages(path: Path) -> int:

@@ -12,14 +12,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..cache.caches import Caches, Store, open_caches
+from ..cache.caches import Caches, Store, key_of, open_caches
 from ..cache.pages import Outcome, load_page, page_key, save_page
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.filenames import name_collisions
 from ..checks.links import check_links
 from ..checks.page import Page
 from ..checks.recordprose import RecordProse, is_record_prose, unknown_records, validate_record_prose
-from ..checks.sources import ResultState, result_states, verify_sources
+from ..checks.sources import PageVerification, ResultState, result_states, verified_states, verify_page
 from ..content.history import read_export_history
 from ..content.parse import parse_page
 from ..content.read import read_content
@@ -134,7 +134,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     if len(every_page) == len(content.pages) - sum(map(is_record_prose, content.pages)):
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
-    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages)
+    page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
+    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages, store, page_keys)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
     index = index_site(pages, prose, config, table_spec(schemas), facts, result_states(source_states))
     exports_history = read_export_history(root)
@@ -151,21 +152,29 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         problems = strict(problems)
     if has_errors(problems):
         return None, problems
-    page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
     return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static,
                     source_states, history), problems
 
 
-def _verified_sources(root: Path, config: SiteConfig, pages: list[Page]
-                      ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
+def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], store: Store,
+                      page_keys: Mapping[str, str]) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
     """The vault, read and hashed again on every run (never cached: a changed byte must show), and
-    each page's reported results looked up on the lines they cite. Documents missing from the vault
-    are noted when the site has set verification up: its vault folder exists or site.toml names it."""
+    each page's reported results looked up on the lines they cite: read back from ``store`` (the
+    page cache) under the page's key and the digests of the documents it cites that the vault
+    holds. Documents missing from the vault are noted when the site has set verification up: its
+    vault folder exists or site.toml names it."""
     vault, problems = read_vault(root, config.vault)
-    cited = {claim.digest for page in pages for claim in page.source_claims}
-    documents = {digest: lines for digest in cited if (lines := vault.lines(digest)) is not None}
-    states, verify_problems = verify_sources(((page.url, page.source_claims) for page in pages), documents,
-                                             vault.folder, vault.exists or config.sources is not None)
+    verified: dict[str, PageVerification] = {}
+    for page in pages:
+        held = sorted({claim.digest for claim in page.source_claims} & vault.documents.keys())
+        key = "verified " + key_of(page_keys[page.url], vault.folder, *held)
+        found = store.load(key)
+        if not isinstance(found, PageVerification):
+            found = verify_page(page.source_claims, {digest: vault.lines(digest) or () for digest in held},
+                                vault.folder)
+            store.save(key, found)
+        verified[page.url] = found
+    states, verify_problems = verified_states(verified, vault.folder, vault.exists or config.sources is not None)
     return states, problems + verify_problems
 
 

@@ -58,6 +58,16 @@ class ResultState:
         return f"/{self.section}/{self.index}"
 
 
+@dataclass(frozen=True)
+class PageVerification:
+    """One page's states (its results', then its facts', in export order), its problems, and the
+    digests of the documents its claims cite that are not in the vault (one per claim)."""
+
+    states: tuple[ResultState, ...]
+    problems: tuple[Problem, ...]
+    missing: tuple[str, ...]
+
+
 def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]],
                    documents: Mapping[str, tuple[str, ...]], vault_folder: str, vault_exists: bool = True
                    ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
@@ -65,29 +75,38 @@ def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]]
     ``documents``: the vault's lines by digest. The ``source-missing`` note is given only when
     ``vault_exists`` (the folder exists or site.toml names it): a site without either has not set up
     verification, and its runs stay as they were."""
-    states: dict[str, tuple[ResultState, ...]] = {}
-    problems: list[Problem] = []
-    missing: set[str] = set()
-    missing_entries = 0
-    for url, claims in claims_by_page:
-        page_states = []
-        for claim in claims:
-            lines = documents.get(claim.digest)
-            problems += _disagreement(claim, lines)
-            if lines is None:
-                missing.add(claim.digest)
-                missing_entries += 1
-                cited = claim.lines
-                page_states.append(ResultState(claim.index, SOURCE_MISSING, cited[0] if cited else None,
-                                               section=claim.section))
-                continue
-            state, claim_problems = verify_claim(claim, lines, vault_folder)
-            page_states.append(state)
-            problems += claim_problems
-        states[url] = tuple(page_states)
+    verified = {url: verify_page(claims, documents, vault_folder) for url, claims in claims_by_page}
+    return verified_states(verified, vault_folder, vault_exists)
+
+
+def verified_states(verified: Mapping[str, PageVerification], vault_folder: str, vault_exists: bool
+                    ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
+    """The states by URL and the problems of pages verified one by one (``verify_page``)."""
+    problems = [problem for page in verified.values() for problem in page.problems]
+    missing = [digest for page in verified.values() for digest in page.missing]
     if missing and vault_exists:
-        problems.append(_missing_note(missing_entries, len(missing), vault_folder))
-    return states, problems
+        problems.append(_missing_note(len(missing), len(set(missing)), vault_folder))
+    return {url: page.states for url, page in verified.items()}, problems
+
+
+def verify_page(claims: tuple[SourceClaim, ...], documents: Mapping[str, tuple[str, ...]],
+                vault_folder: str) -> PageVerification:
+    """One page's claims looked up in ``documents`` (the vault's lines by digest)."""
+    states: list[ResultState] = []
+    problems: list[Problem] = []
+    missing: list[str] = []
+    for claim in claims:
+        lines = documents.get(claim.digest)
+        problems += _disagreement(claim, lines)
+        if lines is None:
+            missing.append(claim.digest)
+            cited = claim.lines
+            states.append(ResultState(claim.index, SOURCE_MISSING, cited[0] if cited else None, section=claim.section))
+            continue
+        state, claim_problems = verify_claim(claim, lines, vault_folder)
+        states.append(state)
+        problems += claim_problems
+    return PageVerification(tuple(states), tuple(problems), tuple(missing))
 
 
 def result_states(states: Mapping[str, tuple[ResultState, ...]]) -> dict[str, tuple[str, ...]]:

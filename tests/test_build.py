@@ -382,6 +382,9 @@ class _PutOnly:
     def link(self, rel: str, digest: str) -> None:
         raise AssertionError("no previous output to link from")
 
+    def held(self, rel: str) -> bytes | None:
+        return None
+
 
 def test_rendering_reads_nothing_back_from_the_output(tmp_path: Path) -> None:
     """The charts inlined into an article and the site's results.csv come from their producers

@@ -247,7 +247,8 @@ def _rendered_pages(path: Path) -> int:
     the data files are entries of their own)."""
     with _database(path) as db:
         (pages,), = db.execute("SELECT count(*) FROM entries WHERE key NOT LIKE 'file %' AND key NOT LIKE 'search %'"
-                               " AND key NOT LIKE 'data %' AND key NOT LIKE 'gaps %'")
+                               " AND key NOT LIKE 'data %' AND key NOT LIKE 'gaps %'"
+                               " AND key NOT LIKE 'listing %'")
     return int(pages)
 
 

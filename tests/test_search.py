@@ -419,3 +419,26 @@ def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_g
     incremental = tree(root / "_site/pagefind")
     assert build(root, "--no-cache")[0] == 0
     assert tree(root / "_site/pagefind") == incremental
+
+
+@pytest.mark.usefixtures("small_shards")
+def test_the_dev_servers_index_makes_again_only_the_shards_of_changed_pages(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evidencepress.output import search
+    from evidencepress.output.searchshards import index_in_shards
+
+    root = sharded_site(tmp_path)
+    assert build(root)[0] == 0
+    site = root / "_site"
+    pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*.html")
+             if b"data-pagefind-body" in p.read_bytes()}
+    kept: dict[str, object] = {}
+    first = index_in_shards(pages, "en", kept)  # type: ignore[arg-type]
+    assert first.files and len(kept) == 4
+    indexed: list[str] = []
+    real_add = search.PagefindRun.add
+    monkeypatch.setattr(search.PagefindRun, "add", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
+    edited = {**pages, "guides/a5/index.html": pages["guides/a5/index.html"].replace(b"word5", b"wordfive")}
+    again = index_in_shards(edited, "en", kept)  # type: ignore[arg-type]
+    assert "guides/a5/index.html" in indexed and len(indexed) < len(pages)
+    assert again.files == index_in_shards(edited, "en", {}).files and again.files != first.files

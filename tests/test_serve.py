@@ -225,11 +225,11 @@ def test_serve_refreshes_the_search_index_in_the_background(monkeypatch: pytest.
 
     built: list[int] = []
 
-    def index(pages: dict[str, bytes], language: str) -> SearchIndex:
+    def index(pages: dict[str, bytes], language: str, kept: dict[str, object]) -> SearchIndex:
         built.append(len(pages))
         return SearchIndex({"pagefind-entry.json": str(len(pages)).encode()}, ())
 
-    monkeypatch.setattr(serve, "build_search_index", index)
+    monkeypatch.setattr(serve, "index_in_shards", index)
     site, swapped = LiveSite(), threading.Event()
     replace_folder = site.replace_folder
 
@@ -420,3 +420,27 @@ def test_a_page_asked_for_during_the_first_build_is_a_building_page() -> None:
         stop.set()
         server.shutdown()
         server.server_close()
+
+
+def test_a_rebuild_takes_the_unchanged_files_over_from_the_last_one(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dev server read every page's files back from the cache for each edit (issue 27)."""
+    from evidencepress.build.recipe import site_caches, site_files
+    from evidencepress.cache.store import Store
+    from evidencepress.core.options import BuildOptions
+
+    root = make_site(tmp_path / "site", {"guides/a.md": article("A", "Text of A."), "guides/b.md": article("B")})
+    options = BuildOptions(root=root, jobs=1)
+    caches = site_caches(options)
+    first, _ = site_files(options, caches)
+    assert first is not None
+    read: list[str] = []
+    real = Store.load_pickled
+    monkeypatch.setattr(Store, "load_pickled", lambda store, key: read.append(key) or real(store, key))
+    page = root / "content/guides/a.md"
+    page.write_text(page.read_text().replace("Text of A.", "Text of A, edited."))
+    second, _ = site_files(options, caches, previous=first)
+    assert second is not None and not [key for key in read if key.startswith("file ")]  # no file read back
+    assert second["guides/b/index.json"] is first["guides/b/index.json"]  # taken over, not read
+    fresh, _ = site_files(BuildOptions(root=root, jobs=1, use_cache=False))
+    assert fresh is not None and dict(second) == dict(fresh)

@@ -108,7 +108,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     pages: list[Page] = []
     every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
     prose: list[RecordProse] = []
-    store = (caches if caches is not None else site_caches(options)).pages
+    caches = caches if caches is not None else site_caches(options)
+    store = caches.pages
     drafts: list[str] = []
     for source in content.pages:
         if is_record_prose(source):
@@ -119,8 +120,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     keys = [page_key(source, schemas.fingerprint) for source in sources]
     facts: dict[str, PageFacts] = {}
     failed: set[str] = set()  # URLs of pages with errors: links to them are not broken links as well
-    for source, outcome in zip(sources, _validated(sources, keys, store, schemas, options.jobs, progress),
-                               strict=True):
+    validated = _validated(sources, keys, store, schemas, options.jobs, progress, caches.outcomes)
+    for source, outcome in zip(sources, validated, strict=True):
         page = outcome.page
         failed |= {source.url} if page is None else set()
         problems += [p for p in outcome.problems if _wanted(p, options)]
@@ -204,11 +205,14 @@ def caches_of(options: BuildOptions) -> Path:
 
 
 def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, jobs: int,
-               progress: StageProgress | None) -> list[Outcome]:
-    """Parse and validate each page, or read its outcome back from the page cache under its key
-    (``page_key``: of the file, the schemas and this package's code). The pages the cache misses
-    are validated together (on several processes when there are many)."""
-    outcomes = [load_page(store, key, source) for key, source in zip(keys, sources, strict=True)]
+               progress: StageProgress | None, memo: dict[str, object]) -> list[Outcome]:
+    """Parse and validate each page, or take its outcome from ``memo`` (those of the last run of a
+    dev server), or read it back from the page cache under its key (``page_key``: of the file, the
+    schemas and this package's code). The pages the cache misses are validated together (on
+    several processes when there are many). ``memo`` is left holding this run's outcomes."""
+    known = [memo.get(key) for key in keys]
+    outcomes = [found if isinstance(found, Outcome) else load_page(store, key, source)
+                for found, key, source in zip(known, keys, sources, strict=True)]
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:
         progress("checking pages", len(sources) - len(missing), len(sources))
@@ -218,6 +222,8 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
         outcomes[number] = outcome
         if progress is not None:
             progress("checking pages", len(sources) - len(missing) + done, len(sources))
+    memo.clear()
+    memo.update((key, outcome) for key, outcome in zip(keys, outcomes, strict=True) if outcome is not None)
     return [outcome for outcome in outcomes if outcome is not None]
 
 

@@ -63,15 +63,17 @@ USED_MARGIN_SECONDS = 2  # file times may be coarser than the clock
 
 
 def site_files(options: BuildOptions, caches: Caches | None = None, progress: StageProgress | None = None,
-               indexer: SearchIndexer | None = None) -> tuple[dict[str, bytes] | None, list[Problem]]:
+               indexer: SearchIndexer | None = None, previous: MemoryFiles | None = None,
+               ) -> tuple[MemoryFiles | None, list[Problem]]:
     """Plan and render without writing the output: every file of the site by path (for serve).
     ``caches`` (kept across rebuilds by serve) are committed when the site is good; ``indexer``
-    replaces the Pagefind run (serve refreshes its index in the background)."""
+    replaces the Pagefind run (serve refreshes its index in the background); ``previous``: the
+    files of the last rebuild, whose unchanged ones are taken over without reading the cache."""
     caches = caches if caches is not None else site_caches(options)
     plan, problems = plan_site(options, caches=caches)
     if plan is None:
         return None, problems
-    files = MemoryFiles()
+    files = MemoryFiles(previous)
     try:
         render_problems = _strict(render_into(plan, options, files, progress, caches, indexer), options)
     except TemplateError as exc:
@@ -80,7 +82,7 @@ def site_files(options: BuildOptions, caches: Caches | None = None, progress: St
         return None, problems + render_problems
     if options.use_cache:
         caches.commit()
-    return dict(sorted(files.items())), problems + render_problems
+    return files.sorted(), problems + render_problems
 
 
 def build_site(options: BuildOptions, progress: StageProgress | None = None,

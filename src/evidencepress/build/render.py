@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from jinja2 import Environment, Template
@@ -57,7 +57,7 @@ from ..output.history import history_files
 from ..output.search import IndexerRun, SearchIndex, SearchIndexer, pagefind_version
 from ..output.searchshards import ShardedSearch, shard_count, shard_members
 from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
-from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
+from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, Listing
 from .draw import Drawings, draw_charts, drawing_folder
 from .plan import SitePlan
 from .rendered import (
@@ -115,7 +115,7 @@ def render_into(plan: SitePlan, options: BuildOptions, files: FileSink, progress
         site = renderer(plan, options)
         render_pages(site, plan, options, drawings, files, search, rendered, progress)
         search.start()
-        render_generated(site, plan, options, files)
+        render_generated(site, plan, options, files, rendered)
         return render_search_page(site, files, search.finish())
 
 
@@ -152,7 +152,8 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
-        _put(files, None, listing.url, render_listing(env, listing, ctx))
+        _put_linked(files, rendered, "listing " + _listing_key(site, listing),
+                    functools.partial(_listing_files, site, listing))
     _put(files, None, COMMUNITY_URL, render_community(env, ctx))
     _put(files, None, EXPLORE_URL, render_explore(env, ctx))
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
@@ -181,6 +182,21 @@ def _data_key(site: Renderer, plan: SitePlan) -> str:
     catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
     return key_of("data files", site.context_key, plan.schemas.fingerprint, catalog.hexdigest(),
                   repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
+
+
+def _listing_files(site: Renderer, listing: Listing) -> dict[str, bytes]:
+    """A listing's files by site path relative to the root."""
+    return {listing.url.lstrip("/") + name: data for name, data in render_listing(site.env, listing, site.ctx).items()}
+
+
+def _listing_key(site: Renderer, listing: Listing) -> str:
+    """What a listing shows: its own fields, and of each article its URL, front matter and what
+    the site index says of it (figures, section, records, metrics, facets); not its prose."""
+    shown = [(entry.page.url, entry.page.front, [(field.name, getattr(entry, field.name))
+                                                 for field in fields(entry) if field.name != "page"])
+             for entry in listing.entries + listing.more]
+    return key_of(site.context_key, listing.url, listing.heading, listing.intro, repr(listing.sections),
+                  repr(site.ctx.index.totals), repr(shown))
 
 
 def _put_data_files(plan: SitePlan, files: FileSink, rendered: Store | None, key: str) -> dict[str, int]:

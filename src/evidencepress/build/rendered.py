@@ -92,10 +92,10 @@ def put_cached(sinks: PageSinks, url: str, page: RenderedPage, store: Store) -> 
             sink, rel = target
             placed.append((sink, rel, digest, sink.can_link(rel, digest), sinks.wants(rel)))
     loaded: dict[str, bytes] = {}
-    for _, rel, digest, linkable, wanted in placed:
+    for sink, rel, digest, linkable, wanted in placed:
         store.mark_used(object_key(digest))
         if not linkable or wanted:
-            data = store.load_pickled(object_key(digest))
+            data = (sink.held(rel) if linkable else None) or store.load_pickled(object_key(digest))
             if data is None:
                 return False
             loaded[rel] = data

@@ -82,6 +82,9 @@ class Caches:
     pages: Store  # validated pages and their problems
     rendered: Store  # each article's index.html/json/md/csv, each record page's index.html/json/md
     discarded_charts: list[Path] = field(default_factory=list)  # chart cache files whose seal did not hold
+    # The validated pages of the last run by key, as read or made: a dev server, which keeps its
+    # caches across rebuilds, does not read and unpickle every page again for each edit.
+    outcomes: dict[str, object] = field(default_factory=dict)
 
     def discard_notes(self, root: Path, records: Sequence[Path] = ()) -> list[Problem]:
         """A note per cache that held entries whose seal did not hold (``core.seal``): they were

@@ -135,3 +135,42 @@ class ShardedSearch:
         if index.files and self._store is not None:
             self._store.save(self._keys[number], dict(index.files))
         return index
+
+
+def index_in_shards(pages: Mapping[str, bytes], language: str, kept: dict[str, Mapping[str, bytes]]) -> SearchIndex:
+    """The index of ``pages`` (HTML by path) at once, in shards; ``kept``: the bundles of earlier
+    calls by their shard's key (of its pages' bytes), reused where a shard's pages are the same and
+    left holding this call's (the dev server's index, made again in the background after each edit)."""
+    shards = shard_count(len(pages))
+    keys = [_bytes_key(language, shards, number, [(rel, pages[rel]) for rel in members])
+            for number, members in enumerate(shard_members(sorted(pages), shards))]
+    store = _MemoryShards(kept)
+    with ShardedSearch(language, store) as search:
+        search.plan(keys)
+        for rel in sorted(pages):
+            search.add(rel, pages[rel])
+        search.start()
+        index = search.finish()
+    kept.clear()
+    kept.update((key, store.bundles[key]) for key in keys if key in store.bundles)
+    return index
+
+
+def _bytes_key(language: str, shards: int, number: int, members: list[tuple[str, bytes]]) -> str:
+    digest = hashlib.sha256(f"{language}\0{shards}\0{number}".encode())
+    for rel, data in members:
+        digest.update(b"\0" + rel.encode("utf-8", "surrogatepass") + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()
+
+
+class _MemoryShards:
+    """A ShardStore in memory."""
+
+    def __init__(self, bundles: Mapping[str, Mapping[str, bytes]]) -> None:
+        self.bundles = dict(bundles)
+
+    def load(self, key: str) -> Any | None:
+        return self.bundles.get(key)
+
+    def save(self, key: str, value: Any) -> None:
+        self.bundles[key] = value

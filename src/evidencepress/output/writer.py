@@ -85,21 +85,50 @@ class FileSink(Protocol):
     def link(self, rel: str, digest: str) -> None:
         """Put the previous output's file ``rel`` (``can_link`` said it holds these bytes)."""
 
+    def held(self, rel: str) -> bytes | None:
+        """The bytes of the previous output's file ``rel`` when the sink holds them in memory (a
+        file ``can_link`` vouched for), else None: an output folder is never read back."""
+
 
 class MemoryFiles(dict[str, bytes]):
-    """Rendered files kept in memory, by POSIX path (the dev server, the review, tests)."""
+    """Rendered files kept in memory, by POSIX path (the dev server, the review, tests).
+    ``previous``: the files of the last rebuild (the dev server), whose files with the same
+    sha256 are taken over by ``link``."""
+
+    def __init__(self, previous: MemoryFiles | None = None) -> None:
+        super().__init__()
+        self.digests: dict[str, str] = {}  # hex sha256 of the files put with theirs, by path
+        self._previous = previous
 
     def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
         self[rel] = data
+        if digest is not None:
+            self.digests[rel] = digest.hex()
+        else:
+            self.digests.pop(rel, None)
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
-        self[rel] = b"".join(chunks)
+        data = b"".join(chunks)
+        self.put(rel, data, hashlib.sha256(data).digest())
 
     def can_link(self, rel: str, digest: str) -> bool:
-        return False  # there is no previous output: every file is put with its bytes
+        return self._previous is not None and self._previous.digests.get(rel) == digest
 
     def link(self, rel: str, digest: str) -> None:
-        raise ValueError(f"{rel}: nothing to link from")
+        if self._previous is None or self._previous.digests.get(rel) != digest:
+            raise ValueError(f"{rel}: not in the previous files with that digest")
+        self.put(rel, self._previous[rel], bytes.fromhex(digest))
+
+    def held(self, rel: str) -> bytes | None:
+        return self._previous.get(rel) if self._previous is not None else None
+
+    def sorted(self) -> MemoryFiles:
+        """These files in path order (with their digests), without the previous ones."""
+        ordered = MemoryFiles()
+        for rel in sorted(self):
+            ordered[rel] = self[rel]
+        ordered.digests = dict(self.digests)
+        return ordered
 
 
 class FolderWriter:
@@ -182,6 +211,9 @@ class StagedFolder:
         self._submit(self._write, rel, data, digest)
         self.sizes[rel] = len(data)
 
+    def held(self, rel: str) -> bytes | None:
+        return None  # never read back from the output
+
     def can_link(self, rel: str, digest: str) -> bool:
         if not self._vouched:
             return False
@@ -193,7 +225,7 @@ class StagedFolder:
 
     def link(self, rel: str, digest: str) -> None:
         self._first(rel)
-        self._submit(self._link, rel)
+        self._files.link(rel, self._previous)  # here: a link costs less than handing it to a thread
         signature = self._vouched[rel][1]
         self.sizes[rel] = signature[1] if signature is not None else 0  # can_link saw its signature
         if self.hashes is not None:
@@ -206,10 +238,6 @@ class StagedFolder:
         self._pending.append(self._threads.submit(task, *arguments))
         while len(self._pending) > MAX_PENDING:
             self._pending.popleft().result()
-
-    def _link(self, rel: str) -> int:
-        self._files.link(rel, self._previous)
-        return 0
 
     def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> None:
         if isinstance(chunks, (tuple, list)):  # made already: to a writer thread, or linked, like put

@@ -29,7 +29,8 @@ from urllib.parse import unquote, urlsplit
 
 from ..core.diagnostics import Problem, format_text, has_errors, shown_path, sort_problems
 from ..output.generated import PAGEFIND_FOLDER
-from ..output.search import SearchIndex, build_search_index
+from ..output.search import SearchIndex
+from ..output.searchshards import index_in_shards
 from .report import RebuildReport
 
 Files = Mapping[str, bytes]
@@ -302,6 +303,7 @@ class BackgroundSearch:
     def __init__(self, site: LiveSite) -> None:
         self.site = site
         self.last: SearchIndex | None = None
+        self._shards: dict[str, Mapping[str, bytes]] = {}  # the bundle of each shard of the last index
         self._wanted = threading.Condition()
         self._next: tuple[dict[str, bytes], str] | None = None
         self._closed = False
@@ -310,7 +312,7 @@ class BackgroundSearch:
 
     def __call__(self, html_pages: Mapping[str, bytes], language: str) -> SearchIndex:
         if self.last is None:
-            self.last = build_search_index(html_pages, language)
+            self.last = index_in_shards(html_pages, language, self._shards)
             return self.last
         with self._wanted:
             self._next = (dict(html_pages), language)  # only the newest request matters
@@ -331,7 +333,7 @@ class BackgroundSearch:
                 assert self._next is not None
                 pages, language = self._next
                 self._next = None
-            index = build_search_index(pages, language)
+            index = index_in_shards(pages, language, self._shards)  # only the shards of changed pages
             if index.available:
                 self.last = index
                 self.site.replace_folder(PAGEFIND_FOLDER, index.files)
@@ -347,6 +349,7 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
     A page asked for during the first build is a "building…" page that reloads when it is done."""
     from ..build.recipe import site_caches, site_files
     from ..core.options import BuildOptions, ConfigError
+    from ..output.writer import MemoryFiles
 
     site, stop = LiveSite(), threading.Event()
     server = _free_server(site, port, stop, echo)
@@ -356,16 +359,23 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
     search = BackgroundSearch(site)
     report = RebuildReport(echo, all_problems)
 
+    last: list[MemoryFiles] = []  # the files of the last good rebuild: its unchanged files are taken over
+
     def rebuild() -> tuple[Files | None, list[Problem]]:
         """A site.toml that is gone for a moment (an editor's save, a branch switch) fails this
         rebuild like any error: the last good site stays served, and the next change rebuilds."""
         try:
-            return site_files(options, caches, indexer=search)
+            files, problems = site_files(options, caches, indexer=search, previous=last[-1] if last else None)
         except ConfigError as exc:
             return None, exc.problems
+        if files is not None:
+            last[:] = [files]
+        return files, problems
 
     started = time.perf_counter()
     files, problems = site_files(options, caches, indexer=search)  # no site at all: a usage error
+    if files is not None:
+        last.append(files)
     report(site.publish(files, problems), time.perf_counter() - started)
     # "serving" is said once the watcher runs: a save made right after it is never missed.
     ready = functools.partial(echo, f"serving {url} (Ctrl-C to stop)", err=True)

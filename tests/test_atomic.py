@@ -191,3 +191,33 @@ def test_every_failed_fsync_or_rename_leaves_the_old_output_and_no_staging(
         assert (tree(root / "_site"), tree(root / "exports")) == old, call
         assert _hidden(root) == [], call
         assert not list((root / ".cache").glob("write-journal.json*")), call
+
+
+def test_a_build_staged_in_the_standby_tree_killed_at_every_step(tmp_path: Path) -> None:
+    """A cached build stages in the standby tree (the output before the last one, kept under
+    .cache/standby/): a kill at any step leaves the previous output whole, and the next build
+    makes the new one from a standby tree left half written."""
+    template = tmp_path / "template"
+    for number in (1, 2):
+        _version(template, number)
+        assert not [p for p in build_site(BuildOptions(root=template, jobs=1)) if p.is_error]
+    old = tree(template / "_site"), tree(template / "exports")
+    assert len(list((template / ".cache" / "standby").iterdir())) == 2  # the first build's trees
+    _version(template, 3)
+    shutil.copytree(template, tmp_path / "v3", ignore=shutil.ignore_patterns(".cache", "_site", "exports"))
+    assert not [p for p in build_site(BuildOptions(root=tmp_path / "v3", jobs=1, use_cache=False)) if p.is_error]
+    new = tree(tmp_path / "v3" / "_site"), tree(tmp_path / "v3" / "exports")
+    assert new != old
+    shutil.copytree(template, tmp_path / "probe")
+    steps = int(_kill(tmp_path / "probe", 0, "renameat2", "cached").stdout)
+    assert steps >= 8
+    for step in range(1, steps + 1):
+        root = tmp_path / f"kill-{step}"
+        shutil.copytree(template, root)
+        outcome = _kill(root, step, "renameat2", "cached")
+        assert outcome.returncode == -signal.SIGKILL, (step, outcome.stderr)
+        assert tree(root / "_site") in (old[0], new[0]), f"_site/ is neither old nor new after a kill at step {step}"
+        assert tree(root / "exports") in (old[1], new[1]), f"exports/ is neither after a kill at step {step}"
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+        assert (tree(root / "_site"), tree(root / "exports")) == new, step
+        assert _hidden(root) == [], step

@@ -28,6 +28,8 @@ from evidencepress.cache.buildrecord import Outputs, _intact, output_files
 from evidencepress.cache.caches import Store, key_of
 from evidencepress.cli import main
 from evidencepress.core import filestate, seal
+from evidencepress.output.article import render_listing
+from evidencepress.output.data import data_files
 
 MARKER = "planted-pickle-ran"
 
@@ -488,10 +490,10 @@ def test_an_edit_links_the_unchanged_files_from_the_output_it_replaces(cached: P
                                                                        reference: dict[str, bytes],
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """An edit put every page again: read from the cache, hashed, compared with the old file (issue 27).
-    The files the last build recorded, whose signature holds, are linked without their bytes (an
-    HTML page is read still when its search shard is indexed again: here the site's only one)."""
+    The files the last build recorded, whose signature holds, are taken from it without reading their
+    bytes from the cache (an HTML page is read still when its search shard is indexed again: here the
+    site's only one)."""
     alpha = cached / "_site/guides/alpha/index.html"
-    before = alpha.stat().st_ino
     unchanged = {"file " + hashlib.sha256(path.read_bytes()).hexdigest()
                  for path in alpha.parent.iterdir() if path.suffix != ".html"}
     aged()
@@ -504,8 +506,29 @@ def test_an_edit_links_the_unchanged_files_from_the_output_it_replaces(cached: P
     monkeypatch.setattr(RealStore, "load_pickled", lambda store, key: read.append(key) or real(store, key))
     build(cached)
     assert published(cached) == expected
-    assert alpha.stat().st_ino == before, "an unchanged page was written anew"
     assert len(unchanged) == 7 and not unchanged & set(read), "an unchanged file was read from the cache"
+
+
+def test_the_next_edit_stages_in_the_standby_tree_and_keeps_its_unchanged_files(cached: Path,
+                                                                              reference: dict[str, bytes]) -> None:
+    """The output before the last one is kept under .cache/standby/; the next build writes into it only
+    the files that changed since, and swaps it in: no tree is removed, no unchanged file written."""
+    alpha = cached / "_site/guides/alpha/index.json"
+    first = alpha.stat().st_ino  # of the first build's tree
+    aged()
+    build(cached)  # a replay: the files written last get their signatures
+    beta_edited(cached, reference)
+    build(cached)  # the first tree is the standby tree now
+    assert alpha.stat().st_ino != first and len(list((cached / ".cache/standby").iterdir())) == 2
+    beta = cached / "content/guides/beta.md"
+    beta.write_text(beta.read_text().replace("Beta text, edited.", "Beta text, edited twice."))
+    build(cached)
+    assert alpha.stat().st_ino == first, "the standby tree's unchanged file was not kept"
+    fresh = site(cached.parent / "fresh")
+    shutil.copy(beta, fresh / "content/guides/beta.md")
+    build(fresh, "--no-cache")
+    assert published(cached) == published(fresh)
+    assert not [p.name for p in cached.iterdir() if p.name.startswith(("._site", ".exports"))]
 
 
 def test_a_tampered_published_file_is_not_linked_into_the_next_build(cached: Path,
@@ -534,24 +557,32 @@ def test_a_page_whose_bytes_left_the_cache_is_rendered_again(cached: Path, refer
     assert published(cached) == expected
 
 
-def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(cached: Path,
-                                                                          reference: dict[str, bytes]) -> None:
+def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(
+        cached: Path, reference: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
     """/data/ (143 MB for 5,000 articles) and the listings were made again for an edit of a sentence
     (issue 27); an edit of the data or of a title makes them again."""
+    from evidencepress.build import render
+
     results, home = cached / "_site/data/results.json", cached / "_site/index.html"
-    before = results.stat().st_ino, home.stat().st_ino
+    made: list[str] = []
+    monkeypatch.setattr(render, "data_files", lambda *args: made.append("data") or data_files(*args))
+    monkeypatch.setattr(render, "render_listing", lambda *args: made.append("listing") or render_listing(*args))
     aged()
     build(cached)  # a replay: the files written last get their signatures
     expected = beta_edited(cached, reference)  # the text of an article, not its data
+    made.clear()  # of the build of the edited site without the cache
     build(cached)
     assert published(cached) == expected
-    assert (results.stat().st_ino, home.stat().st_ino) == before, "the data files or home were made again"
+    assert made == [], "the data files or a listing were made again"
     beta = cached / "content/guides/beta.md"
     fresh = site(cached.parent / "fresh")
-    for old, new in (("40.75", "40.5"), ('title: "Beta"', 'title: "Beta, renamed"')):
+    for (old, new), remade in zip((("40.75", "40.5"), ('title: "Beta"', 'title: "Beta, renamed"')),
+                                  (["data"], ["data", "listing", "listing"]), strict=True):
         assert old in beta.read_text()
         beta.write_text(beta.read_text().replace(old, new, 1))
+        made.clear()
         build(cached)
+        assert sorted(made) == remade  # the data: /data/; a title: /data/ (the catalog), home, Guides
         shutil.copy(beta, fresh / "content/guides/beta.md")
         build(fresh, "--no-cache")
         assert published(cached) == published(fresh)

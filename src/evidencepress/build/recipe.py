@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
-from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, output_files, remember
+from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, output_files, remember, standby_folder
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
@@ -27,7 +27,7 @@ from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
 from ..output.exports import EXPORTS_DIR, RESULTS_FILE, export_files, results_chunks, stale_exports
 from ..output.search import SearchIndexer
-from ..output.writer import Checkpoint, MemoryFiles, read_tree, refusal, staged_folders, wait_for_removals
+from ..output.writer import Checkpoint, MemoryFiles, Standby, read_tree, refusal, staged_folders, wait_for_removals
 from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .render import (
@@ -147,7 +147,8 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
         with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports],
-                             previous=last.vouched() if last is not None else None) as folders,
+                             previous=last.vouched() if last is not None else None,
+                             standby=_standby(options, last, out, exports)) as folders,
               drawing_folder() as drawn, search_run(None, plan.config.language, rendered) as search):
             drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
             site = renderer(plan, options)  # every template is read from here on
@@ -175,9 +176,20 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")], None, False
-    outputs = Outputs(out, output_files(folders[out].hashes or {}), exports,
-                      output_files(folders[exports].hashes or {}))
+    # the trees this build replaced are the standby trees now: as the last build recorded them
+    outputs = Outputs(out, output_files(folders[out].hashes or {}), exports, output_files(folders[exports].hashes or {}),
+                      last.files if last is not None else (), last.exports_files if last is not None else ())
     return problems + render_problems, outputs, unchanged
+
+
+def _standby(options: BuildOptions, last: Outputs | None, out: Path, exports: Path) -> dict[Path, Standby] | None:
+    """Where the output folders' standby trees are kept and what the last build recorded of them
+    (None with --no-cache: every build writes its trees anew, and removes the old ones)."""
+    if not options.use_cache:
+        return None
+    if last is None:
+        return {folder: Standby(standby_folder(options.root, folder), {}) for folder in (out, exports)}
+    return last.standby(options.root)
 
 
 def _strict(problems: list[Problem], options: BuildOptions) -> list[Problem]:

@@ -30,7 +30,7 @@ import time
 import tomllib
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,9 +40,11 @@ from ..core.diagnostics import Problem
 from ..core.filestate import DigestBook, Signature, Vouched, file_sha256, signature_of, vouchable, vouched_digest
 from ..core.options import BuildOptions
 from ..core.seal import seal, unseal
+from ..output.writer import Standby
 from .caches import code_fingerprint
 
 RECORDS = ".cache/builds"
+STANDBY = ".cache/standby"
 LAST = "last-{folder}"  # in RECORDS, sealed: the digest of the last record of an output folder (of its path)
 DIGESTS = ".cache/digests"  # the book of the inputs' digests (``filestate.DigestBook``)
 _KIND = "builds"  # what the records are sealed with besides their digests
@@ -64,16 +66,33 @@ class Outputs:
     files: tuple[OutputFile, ...]  # every file of the site's folder
     exports: Path
     exports_files: tuple[OutputFile, ...]  # every file of exports/
+    # the files of each folder's standby tree (the output before this one, kept for the next build
+    # to stage in: output.writer), as the build that wrote them recorded them
+    standby_files: tuple[OutputFile, ...] = ()
+    standby_exports_files: tuple[OutputFile, ...] = ()
 
     def vouched(self) -> dict[Path, Vouched]:
         """Each output folder's files with their digests and signatures (``StagedFolder.link``)."""
-        return {folder: {rel: (digest, signature) for rel, digest, signature in files}
-                for folder, files in ((self.site, self.files), (self.exports, self.exports_files))}
+        return {folder: _vouched(files) for folder, files in ((self.site, self.files), (self.exports, self.exports_files))}
+
+    def standby(self, root: Path) -> dict[Path, Standby]:
+        """Each output folder's standby tree: where it is kept, what its files are."""
+        return {folder: Standby(standby_folder(root, folder), _vouched(files))
+                for folder, files in ((self.site, self.standby_files), (self.exports, self.standby_exports_files))}
 
     def signed(self) -> Outputs:
         """These outputs with each file's signature as ``stat`` gives it now (none for a racy one)."""
-        return Outputs(self.site, _signed(self.site, self.files), self.exports,
-                       _signed(self.exports, self.exports_files))
+        return replace(self, files=_signed(self.site, self.files),
+                       exports_files=_signed(self.exports, self.exports_files))
+
+
+def standby_folder(root: Path, target: Path) -> Path:
+    """Where the standby tree of the output folder ``target`` is kept: under the site's ``.cache/``."""
+    return root / STANDBY / hashlib.sha256(os.fsencode(target.absolute())).hexdigest()[:16]
+
+
+def _vouched(files: tuple[OutputFile, ...]) -> Vouched:
+    return {rel: (digest, signature) for rel, digest, signature in files}
 
 
 def output_files(hashes: Mapping[str, bytes]) -> tuple[OutputFile, ...]:
@@ -189,6 +208,8 @@ class Record:
         outputs = self.outputs
         return json.dumps({"site": str(outputs.site), "files": _files_json(outputs.files),
                            "exports": str(outputs.exports), "exports_files": _files_json(outputs.exports_files),
+                           "standby_files": _files_json(outputs.standby_files),
+                           "standby_exports_files": _files_json(outputs.standby_exports_files),
                            "problems": [problem.as_dict() for problem in self.problems]},
                           ensure_ascii=False).encode("utf-8", "surrogatepass")
 
@@ -197,7 +218,8 @@ class Record:
         """The record ``to_json`` wrote; ValueError, KeyError or TypeError when it is not one."""
         found: Any = json.loads(data.decode("utf-8", "surrogatepass"))
         outputs = Outputs(Path(_text(found["site"])), _files_from_json(found["files"]),
-                          Path(_text(found["exports"])), _files_from_json(found["exports_files"]))
+                          Path(_text(found["exports"])), _files_from_json(found["exports_files"]),
+                          _files_from_json(found["standby_files"]), _files_from_json(found["standby_exports_files"]))
         return cls(outputs, tuple(Problem.from_dict(problem) for problem in found["problems"]))
 
 
@@ -323,7 +345,7 @@ def _intact(outputs: Outputs, out: Path, root: Path) -> Outputs | None:
         exports = _intact_folder(outputs.exports, outputs.exports_files) if site is not None else None
     except OSError:
         return None
-    return Outputs(outputs.site, site, outputs.exports, exports) if site is not None and exports is not None else None
+    return replace(outputs, files=site, exports_files=exports) if site is not None and exports is not None else None
 
 
 def _intact_folder(folder: Path, files: tuple[OutputFile, ...]) -> tuple[OutputFile, ...] | None:

@@ -16,6 +16,18 @@ next run.
 Where the kernel or file system cannot exchange two folders (not Linux, some
 network file systems), the swap is two renames; the journal then also lets
 the next run put back a folder that a kill left missing.
+
+A cached build keeps the tree it replaced as the folder's standby tree (in
+the site's ``.cache/standby/``) instead of removing it, and the next build
+stages in it: it keeps each file that holds what it would write (its
+signature is the one the build that wrote it recorded, ``core.filestate``),
+writes the others anew (never through an old file), and removes those it did
+not put, then swaps it in. An edit of one page thus writes a few files and
+removes none. The two trees never share a file (a hard link between them would
+let the removal or replacement of one change the other's status): an
+unchanged file of the live tree is copied into the standby tree, not linked. A
+kill while staging leaves a half-written standby tree, whose changed files no
+signature vouches for any more: the next build writes them again.
 """
 
 from __future__ import annotations
@@ -164,6 +176,20 @@ class FolderWriter:
             pass  # no such file, another file system, links not allowed...: written
         return self.write_chunks(rel, (data,))
 
+    def replace(self, rel: str, data: bytes) -> int:
+        """Write the file anew: whatever is at its path is removed first, never written through."""
+        self._make_parent(rel)
+        _clear(os.path.join(self.root, rel))
+        return self.write_chunks(rel, (data,))
+
+    def copy(self, rel: str, previous: str) -> int:
+        """Copy the file of the same path under ``previous`` in (whatever is there is removed first)."""
+        self._make_parent(rel)
+        path = os.path.join(self.root, rel)
+        _clear(path)
+        shutil.copyfile(os.path.join(previous, rel), path, follow_symlinks=False)
+        return 0
+
     def link(self, rel: str, previous: str) -> None:
         """Hard-link the file of the same path under ``previous`` (the tree this one replaces)."""
         self._make_parent(rel)
@@ -172,12 +198,20 @@ class FolderWriter:
     def _make_parent(self, rel: str) -> None:
         parent = rel.rpartition("/")[0]
         if parent not in self._made:
-            os.makedirs(os.path.join(self.root, parent), exist_ok=True)
+            self._make_parent(parent)  # its own parent first: one mkdir each, not makedirs' walk
+            path = os.path.join(self.root, parent)
+            try:
+                os.mkdir(path)
+            except FileExistsError:  # a writer thread made it meanwhile, or a tree staged in again has it
+                if not os.path.isdir(path) or os.path.islink(path):  # a file (or link) of that name
+                    _clear(path)
+                    os.mkdir(path)
             self._made.add(parent)
 
 
 class StagedFolder:
-    """The new tree of one target, written file by file into a hidden sibling until the swap.
+    """The new tree of one target, written file by file into a hidden sibling (or the target's
+    standby tree) until the swap.
 
     ``put`` hands the file to a writer thread, so a large site is never held in memory whole
     and the renderer does not wait for the file system (creating a file costs more time in the
@@ -189,13 +223,21 @@ class StagedFolder:
     """
 
     def __init__(self, target: Path, checkpoint: Checkpoint, hashed: bool = False,
-                 previous: Vouched | None = None) -> None:
+                 previous: Vouched | None = None, standby: Standby | None = None) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         self.target = target
         # the files of the tree this one replaces, with the sha256 and signature the build that
         # wrote them recorded: one whose signature holds is linked without its bytes (``link``)
         self._vouched: Vouched = previous or {}
-        self.path = Path(tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
+        # staged in the standby tree (the output before the last one), where its files are kept
+        # that are what this build would write, and the others written over; else a new folder
+        self.standby = standby
+        # With a standby tree, no file is linked between two trees: removing or replacing a file of
+        # one would change the status (ctime) of the other's, which its signature vouches by.
+        self._reusing = standby is not None and _can_stage_in(standby.path, target)
+        self._kept: Vouched = standby.files if standby is not None and self._reusing else {}
+        self.path = standby.path if standby is not None and self._reusing else Path(
+            tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
         self.sizes: dict[str, int] = {}  # every file written, by POSIX path
         # ``hashed``: the sha256 of every file written, by POSIX path, taken from the bytes as they
         # are written (by the writer threads), so that the tree's digest needs no second reading
@@ -215,19 +257,18 @@ class StagedFolder:
         return None  # never read back from the output
 
     def can_link(self, rel: str, digest: str) -> bool:
-        if not self._vouched:
-            return False
-        try:
-            status = os.lstat(os.path.join(self._previous, rel))
-        except OSError:
-            return False
-        return stat.S_ISREG(status.st_mode) and vouched_digest(self._vouched, rel, signature_of(status)) == digest
+        return _holds(self.path, self._kept, rel, digest) or _holds(self._previous, self._vouched, rel, digest)
 
     def link(self, rel: str, digest: str) -> None:
         self._first(rel)
-        self._files.link(rel, self._previous)  # here: a link costs less than handing it to a thread
-        signature = self._vouched[rel][1]
-        self.sizes[rel] = signature[1] if signature is not None else 0  # can_link saw its signature
+        if _holds(self.path, self._kept, rel, digest):
+            pass  # the standby tree has it already
+        elif self.standby is not None:
+            self._submit(self._files.copy, rel, self._previous)
+        else:
+            self._files.link(rel, self._previous)  # here: a link costs less than handing it to a thread
+        known = self._vouched.get(rel) or self._kept.get(rel)
+        self.sizes[rel] = known[1][1] if known is not None and known[1] is not None else 0  # can_link saw it
         if self.hashes is not None:
             self.hashes[rel] = bytes.fromhex(digest)
 
@@ -244,6 +285,9 @@ class StagedFolder:
             self.put(rel, b"".join(chunks))
             return
         self._first(rel)
+        if self._reusing:
+            with contextlib.suppress(FileNotFoundError):  # written anew, never through the old file
+                os.unlink(os.path.join(self.path, rel))
         if self.hashes is None:
             self.sizes[rel] = self._files.write_chunks(rel, chunks)
             return
@@ -253,7 +297,13 @@ class StagedFolder:
 
     def _write(self, rel: str, data: bytes, digest: bytes | None) -> int:
         """A writer thread's task (hashing, like writing, lets the other threads run)."""
-        size = self._files.write_or_link(rel, data, self._previous)
+        if self.standby is not None:
+            digest = digest if digest is not None else hashlib.sha256(data).digest()
+            if not _holds(self.path, self._kept, rel, digest.hex()):
+                self._files.replace(rel, data)
+            size = len(data)
+        else:
+            size = self._files.write_or_link(rel, data, self._previous)
         if self.hashes is not None:
             self.hashes[rel] = digest if digest is not None else hashlib.sha256(data).digest()
         return size
@@ -294,6 +344,8 @@ class StagedFolder:
 
     def swap(self) -> Swap:
         self.close()
+        if self._reusing:
+            _remove_others(self.path, self.sizes)  # the standby tree's files this build did not put
         self.path.chmod(0o755)  # mkdtemp makes 0700; a published folder must be readable
         self._checkpoint(f"staged {self.target.name}")
         return Swap(self.target, self.path, self.path.stat().st_ino)
@@ -302,10 +354,11 @@ class StagedFolder:
 @contextlib.contextmanager
 def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoint | None = None,
                    hashed: Sequence[Path] = (), previous: Mapping[Path, Vouched] | None = None,
-                   ) -> Iterator[dict[Path, StagedFolder]]:
+                   standby: Mapping[Path, Standby] | None = None) -> Iterator[dict[Path, StagedFolder]]:
     """New trees for ``targets``, filled inside the ``with`` block, then swapped in together.
     The folders of ``hashed`` keep the sha256 of each file written (``StagedFolder.hashes``);
-    ``previous``: what the last build recorded of each target's files (``StagedFolder.link``).
+    ``previous``: what the last build recorded of each target's files (``StagedFolder.link``);
+    ``standby``: where each target's standby tree is kept (see the module's docstring).
 
     An exception inside the block (or while staging) removes the new trees: no target has
     changed. Raises OSError (disk full, permission denied ...) with every target as it was.
@@ -317,7 +370,7 @@ def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoin
     try:
         for target in sorted(targets):
             folders[target] = StagedFolder(target, checkpoint, hashed=target in hashed,
-                                           previous=(previous or {}).get(target))
+                                           previous=(previous or {}).get(target), standby=(standby or {}).get(target))
         yield folders
         swaps = [folders[target].swap() for target in sorted(folders)]
     except BaseException:
@@ -326,7 +379,62 @@ def staged_folders(targets: Sequence[Path], journal: Path, checkpoint: Checkpoin
                 folder.close()  # no thread writes into the tree while it is removed
             remove_tree(folder.path)
         raise
-    _swap_in(swaps, journal, checkpoint)
+    _swap_in(swaps, journal, checkpoint, {target: folder.standby.path for target, folder in folders.items()
+                                          if folder.standby is not None})
+
+
+@dataclass(frozen=True)
+class Standby:
+    """Where a target's standby tree is kept (the output before the last), and what the build that
+    wrote it recorded of its files."""
+
+    path: Path
+    files: Vouched
+
+
+def _can_stage_in(standby: Path, target: Path) -> bool:
+    """Is there a standby tree, on the target's file system (the swap exchanges the two folders)?"""
+    try:
+        return (standby.is_dir() and not standby.is_symlink()
+                and standby.stat().st_dev == target.parent.stat().st_dev)
+    except OSError:
+        return False
+
+
+def _holds(folder: str | Path, recorded: Vouched, rel: str, digest: str) -> bool:
+    """Does the file ``rel`` under ``folder`` hold the bytes of sha256 ``digest``, as its signature
+    and ``recorded`` (what the build that wrote it recorded) vouch?"""
+    if not recorded:
+        return False
+    try:
+        status = os.lstat(os.path.join(folder, rel))
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode) and vouched_digest(recorded, rel, signature_of(status)) == digest
+
+
+def _clear(path: str) -> None:
+    """Remove whatever is at ``path``: a file, a link, a folder (a standby tree staged in again may
+    hold a folder where a file goes, or the other way round)."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path)
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+
+
+def _remove_others(folder: Path, kept: Mapping[str, int]) -> None:
+    """Remove every file (or link) under ``folder`` that is not in ``kept`` (POSIX paths), then the
+    folders left empty."""
+    base = os.fspath(folder)
+    for directory, dirs, names in os.walk(base, topdown=False):
+        inner = os.path.relpath(directory, base)
+        prefix = "" if inner == os.curdir else inner.replace(os.sep, "/") + "/"
+        for name in names + [name for name in dirs if os.path.islink(os.path.join(directory, name))]:
+            if prefix + name not in kept:
+                os.unlink(os.path.join(directory, name))
+        if prefix and not os.listdir(directory):
+            os.rmdir(directory)
 
 
 def _hashing(chunks: Iterable[bytes], update: Callable[[bytes], object]) -> Iterator[bytes]:
@@ -344,10 +452,11 @@ def write_trees(trees: Mapping[Path, Tree], journal: Path, checkpoint: Checkpoin
                 folders[target].put(rel, trees[target][rel])
 
 
-def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint) -> None:
-    """Journal, exchanges, then the old trees removed; a signal waits for the end (a swap cut in
-    two is finished by the next run, but its leftovers would stay until then). A failure before
-    the last exchange leaves every target as it was, and no staged tree or journal behind."""
+def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint, standby: Mapping[Path, Path]) -> None:
+    """Journal, exchanges, then the old trees kept as the standby trees (``standby``: where, by
+    target) or removed; a signal waits for the end (a swap cut in two is finished by the next run,
+    but its leftovers would stay until then). A failure before the last exchange leaves every
+    target as it was, and no staged tree or journal behind."""
     with signals.deferred():
         try:
             _write_journal(journal, swaps, checkpoint)
@@ -361,9 +470,30 @@ def _swap_in(swaps: list[Swap], journal: Path, checkpoint: Checkpoint) -> None:
             raise
         _forget_journal(journal)  # the new trees are in: a journal left would only be finished again
         checkpoint("journal removed")
-    REMOVALS.start([swap.staged for swap in swaps])  # now the previous trees, under their hidden names
+    removed = [swap.staged for swap in swaps if not _kept_as_standby(swap, standby.get(swap.target))]
+    REMOVALS.start(removed)  # now the previous trees, under their hidden names
     for swap in swaps:
         checkpoint(f"removing old {swap.target.name}")
+
+
+def _kept_as_standby(swap: Swap, standby: Path | None) -> bool:
+    """Keep the previous tree (now at the staged path) as the target's standby tree: where it is
+    already when the build staged in the standby tree, else moved there (a standby tree that was not
+    used goes). False when there is no standby (or it cannot be moved there): it is removed."""
+    if standby is None:
+        return False
+    if swap.staged == standby:
+        return True
+    try:
+        if os.path.lexists(standby):
+            aside = Path(tempfile.mkdtemp(prefix=f".{standby.name}.old-", dir=standby.parent))
+            os.replace(standby, aside / standby.name)
+            REMOVALS.start([aside])
+        standby.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(swap.staged, standby)
+    except OSError:
+        return False
+    return True
 
 
 class Removals:

@@ -11,24 +11,24 @@ varies less than wall time on a shared machine.
 
 Corpus: a synthetic site (``corpus.make_corpus``, 2 bar charts per article) is planned, its
 drawings drawn in-process once, then built cold (``build --no-cache``, a fresh output folder) in
-a child process; its wall time and the CPU time of the build and every process it waited for
-(``os.wait4``; the drawing workers are its children) are printed.
+a child process; its wall time and the CPU time of every process of the build's tree are printed
+(``measure.run``: the bench is their subreaper, so the drawing workers a fork server starts count
+too).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 from corpus import REPO, make_corpus
+from measure import become_subreaper, run
 
 from evidencepress.build.plan import plan_site
 from evidencepress.charts.drawing import render_charts
@@ -59,17 +59,14 @@ def cpu_ms_per_svg(plans: list[ChartPlan], rounds: int) -> list[float]:
 
 
 def cold_build(site: Path, jobs: int | None) -> tuple[float, float]:
-    """(wall s, CPU s) of a cold ``build --no-cache`` of ``site`` and the processes it waited for."""
+    """(wall s, CPU s) of a cold ``build --no-cache`` of ``site``, the CPU of its whole process tree."""
     for folder in ("_site", "exports", ".cache"):
         shutil.rmtree(site / folder, ignore_errors=True)
     command = CLI + ["build", "--root", str(site), "--no-cache"] + ([f"--jobs={jobs}"] if jobs else [])
-    started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) not in (0, 1):
-        sys.exit(process.stderr.read().decode(errors="replace")[-2000:] if process.stderr else "build failed")
-    return wall, usage.ru_utime + usage.ru_stime
+    timing = run(command)
+    if not timing.ok:
+        sys.exit("build failed")
+    return timing.seconds, timing.cpu_seconds
 
 
 def _report(name: str, samples: list[float]) -> None:
@@ -93,6 +90,7 @@ def main(argv: list[str]) -> None:
         profiler.disable()
         profiler.dump_stats(args.profile)
     if args.corpus:
+        become_subreaper()
         with tempfile.TemporaryDirectory(prefix="evidencepress-bench-charts-") as scratch:
             site = make_corpus(Path(scratch) / "site", args.corpus, 20, 2)
             plans = drawings(site)

@@ -13,15 +13,17 @@ from pathlib import Path
 import matplotlib
 import pytest
 from chart_fixtures import EVERY_KIND, HERE, ok
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_svg import RendererSVG
-from matplotlib.container import ErrorbarContainer
 from matplotlib.figure import Figure
 from matplotlib.font_manager import FontProperties, findfont
+from matplotlib.lines import Line2D
+from matplotlib.patches import Rectangle
 from matplotlib.text import Text
 from matplotlib.textpath import TextToPath
 
 from evidencepress.charts import ChartPlan, iter_charts, render_charts, style
-from evidencepress.charts.draw import RC, draw_chart, figure, textsize
+from evidencepress.charts.draw import RC, draw_chart, draw_sheet, textsize
 from evidencepress.core.seal import seal
 
 TESTS = HERE.parent
@@ -74,8 +76,13 @@ def run_fresh(cache: Path | None = None, **env: str) -> list[str]:
 
 def drawn_texts(plan: ChartPlan) -> list[str]:
     with matplotlib.rc_context(RC):
-        fig = figure(plan)
-    return [t.get_text() for t in fig.findobj(Text) if t.get_text()]
+        sheet = draw_sheet(plan)
+    return [t.get_text() for t in sheet.figure.findobj(Text) if t.get_text()]
+
+
+def error_bars(marks: list[Artist]) -> list[Line2D]:
+    """The whiskers among a plot's marks: a line between two capped ends."""
+    return [m for m in marks if isinstance(m, Line2D) and m.get_marker() in ("_", "|") and len(m.get_xdata()) == 2]
 
 
 def test_every_kind_draws_an_svg_of_the_planned_size(plans: list[ChartPlan], svgs: list[bytes]) -> None:
@@ -121,21 +128,19 @@ def test_null_is_a_labelled_marker_never_a_zero_bar() -> None:
     plan = ok(EVERY_KIND["bar"])
     panel = plan.panels[1]  # memory_observations: Peak host RAM is null
     with matplotlib.rc_context(RC):
-        fig = figure(plan)
-    ax = fig.axes[1]
-    assert len(ax.patches) == sum(p.value is not None for p in panel.points) == 1
-    assert "not reported" in [t.get_text() for t in ax.texts]
+        marks = draw_sheet(plan).plots[1].marks
+    assert len([m for m in marks if isinstance(m, Rectangle)]) == sum(p.value is not None for p in panel.points) == 1
+    assert "not reported" in [m.get_text() for m in marks if isinstance(m, Text)]
 
 
 def test_error_bars_and_legends_only_from_the_data() -> None:
     plan = ok(EVERY_KIND["bar"])
     with matplotlib.rc_context(RC):
-        fig = figure(plan)
-    bars = [c for c in fig.axes[0].containers if isinstance(c, ErrorbarContainer)]
-    assert len(bars) == sum(p.whisker is not None for p in plan.panels[0].points) == 6
+        plots = draw_sheet(plan).plots
+    assert len(error_bars(plots[0].marks)) == sum(p.whisker is not None for p in plan.panels[0].points) == 6
     texts = drawn_texts(plan)
     assert style.LEGEND_SD in texts and style.LEGEND_RANGE in texts
-    assert not [c for c in fig.axes[1].containers if isinstance(c, ErrorbarContainer)]
+    assert not error_bars(plots[1].marks)
 
 
 def test_separate_sources_are_labelled_and_not_a_ranking() -> None:

@@ -18,7 +18,7 @@ from chart_fixtures import HEAD, chart, export, ok
 from sitekit import result
 
 from evidencepress.charts import ChartPlan, render_charts, style
-from evidencepress.charts.draw import RC, figure
+from evidencepress.charts.draw import RC, draw_sheet
 from evidencepress.charts.kinds import registry
 from evidencepress.charts.units import axis_scale
 
@@ -95,9 +95,8 @@ def test_axis_ticks_value_labels_and_title_agree_on_the_unit(kind: str, unit: st
 
 def _x_limit(plan: ChartPlan) -> float:
     with matplotlib.rc_context(RC):
-        fig = figure(plan)
-    axes = [ax for ax in fig.axes if ax.get_xlim()[1] > 1]
-    return max(ax.get_xlim()[1] for ax in axes)
+        plots = draw_sheet(plan).plots
+    return max(plot.xlim[1] for plot in plots)
 
 
 def test_the_phone_variant_fits_its_axis_to_its_data() -> None:

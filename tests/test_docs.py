@@ -515,4 +515,5 @@ def test_the_how_to_sections_of_the_architecture_name_what_exists() -> None:
     conditions = SCHEMAS.documents["conditions.schema.json"]["$defs"]
     assert "x-recommended" in conditions["result_conditions"] and "properties" in conditions["known"]
     kind = (PACKAGE / "charts/kinds/interval.py").read_text(encoding="utf-8")
-    assert "KIND = Kind(" in kind and "def draw(fig" in kind
+    assert "KIND = Kind(" in kind and "def draw(sheet: Sheet, panel: PanelPlan)" in kind
+    assert "`draw(sheet, panel)`" in text and defines("charts/draw/surface.py", "Sheet")

@@ -21,7 +21,7 @@ from evidencepress.build.recipe import build_site
 from evidencepress.core.options import BuildOptions
 
 PATIENCE = 60.0  # seconds before a wait is a hang: it ends a stuck test, no result depends on it
-CHARTS = 60
+CHARTS = 200
 
 pytestmark = [
     pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="reads the processes in /proc"),

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..core import numbers
 from . import metrics
 
-RENDERER_VERSION = "6"
+RENDERER_VERSION = "7"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72

@@ -1,7 +1,8 @@
 """Draw a ChartPlan to SVG bytes with matplotlib's object API.
 
-No pyplot and no global state: one ``Figure`` per chart, every setting inside
-``rc_context``, the Agg canvas for text measurement. Text is real SVG text,
+No pyplot and no global state: one ``Figure`` per chart, drawn on as a ``Sheet``
+(``surface.py``: plots without matplotlib's ``Axes``), every setting inside
+``rc_context``. Text is real SVG text,
 laid out with the DejaVu Sans bundled with matplotlib (the font the site
 ships); ``svg.finish`` turns colours into CSS custom properties and makes ids
 unique per chart. The SVG is byte-identical across runs, processes and
@@ -15,15 +16,15 @@ from typing import Any
 
 import matplotlib
 from cycler import cycler
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 
 from .. import style
 from ..kinds import kind_of
 from ..model import ChartPlan, PanelPlan
 from ..svg import finish
 from . import common, textsize
+from .guides import draw_guides
 from .legends import legend
+from .surface import Sheet
 
 textsize.install()  # every SVG renderer of this process shares one cache of text sizes and font heights
 
@@ -55,59 +56,38 @@ RC: dict[Any, Any] = {
 def draw_chart(plan: ChartPlan) -> bytes:
     """The SVG of ``plan``."""
     with matplotlib.rc_context(RC):
-        fig = figure(plan)
+        fig = draw_sheet(plan).figure
         out = io.StringIO()  # text: matplotlib writes it as it is, not through an encoder per write
         fig.savefig(out, format="svg", metadata={"Date": None, "Creator": None})
     return finish(out.getvalue().encode("utf-8"), plan)
 
 
-def figure(plan: ChartPlan) -> Figure:
-    """The drawn Figure of ``plan`` (call inside ``rc_context(RC)``)."""
-    frame = common.Frame(plan.width, plan.height, common.label_column(plan.panels))
-    fig = Figure(figsize=(plan.width / style.PX_PER_IN, plan.height / style.PX_PER_IN), facecolor=style.BG)
-    FigureCanvasAgg(fig)
+def draw_sheet(plan: ChartPlan) -> Sheet:
+    """``plan`` drawn: its figure and its panels' plots (call inside ``rc_context(RC)``)."""
+    sheet = Sheet(plan.width, plan.height, common.label_column(plan.panels))
     for number, text in enumerate(plan.title_lines):
-        fig.text(
-            frame.x(style.PAD_X),
-            frame.y(style.PAD_TOP + number * style.TITLE_LINE),
-            text,
-            va="top",
-            fontsize=style.SIZE_TITLE,
-            fontweight="bold",
-            color=style.INK,
-        )
+        sheet.text(style.PAD_X, style.PAD_TOP + number * style.TITLE_LINE, text, va="top",
+                   fontsize=style.SIZE_TITLE, fontweight="bold", color=style.INK)
     finishers = []
     for panel in plan.panels:
-        _panel_title(fig, frame, panel)
-        legend(fig, frame, panel)
-        later = kind_of(panel.kind).draw(fig, frame, panel)
+        _panel_title(sheet, panel)
+        legend(sheet, panel)
+        later = kind_of(panel.kind).draw(sheet, panel)
         if later is not None:
             finishers.append(later)
-    common.align_vertical(fig)
+    common.align_vertical(sheet)
     for later in finishers:
         later()
+    for plot in sheet.plots:
+        draw_guides(plot)
     for number, text in enumerate(plan.note_lines):
         emphasis = "bold" if text == style.SEPARATE_SOURCES else "normal"
-        fig.text(
-            frame.x(style.PAD_X),
-            frame.y(plan.notes_top + number * style.NOTE_LINE),
-            text,
-            va="top",
-            fontsize=style.SIZE_NOTE,
-            color=style.INK if emphasis == "bold" else style.MUTED,
-            fontweight=emphasis,
-        )
-    return fig
+        sheet.text(style.PAD_X, plan.notes_top + number * style.NOTE_LINE, text, va="top", fontsize=style.SIZE_NOTE,
+                   color=style.INK if emphasis == "bold" else style.MUTED, fontweight=emphasis)
+    return sheet
 
 
-def _panel_title(fig: Figure, frame: common.Frame, panel: PanelPlan) -> None:
+def _panel_title(sheet: Sheet, panel: PanelPlan) -> None:
     for number, text in enumerate(panel.box.title_lines):
-        fig.text(
-            frame.x(style.PAD_X),
-            frame.y(panel.box.top + number * style.PANEL_TITLE_LINE),
-            text,
-            va="top",
-            fontsize=style.SIZE_PANEL_TITLE,
-            fontweight="bold",
-            color=style.INK,
-        )
+        sheet.text(style.PAD_X, panel.box.top + number * style.PANEL_TITLE_LINE, text, va="top",
+                   fontsize=style.SIZE_PANEL_TITLE, fontweight="bold", color=style.INK)

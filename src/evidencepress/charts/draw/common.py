@@ -1,64 +1,30 @@
-"""Drawing helpers shared by every kind: pixel frame, text measure, axes, legend.
+"""Drawing helpers shared by every kind: plots and their axes, labels, error bars, markers.
 
-Everything is placed in CSS pixels from the figure's top-left corner (the
-plan's layout) and converted to figure fractions here.
+Everything is placed in CSS px from the figure's top-left corner (the plan's layout) or in a
+plot's data coordinates (``surface.Plot``); kinds reach these through ``charts.mpl``.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
-from matplotlib.axes import Axes
-from matplotlib.axis import Tick, XAxis, YAxis
-from matplotlib.figure import Figure
-from matplotlib.font_manager import FontProperties
-from matplotlib.lines import Line2D
-from matplotlib.patches import FancyBboxPatch, Rectangle
-from matplotlib.textpath import text_to_path
-from matplotlib.ticker import Formatter, MaxNLocator, NullLocator
+from matplotlib.patches import FancyBboxPatch
 
 from .. import style
 from ..model import PanelPlan, Point, Reference
 from ..units import axis_scale
 from ..units import value_labels as units_value_labels
+from .guides import value_ticks
+from .surface import Plot, Sheet
+from .textsize import measure
 
-__all__ = ["FancyBboxPatch", "NullLocator", "Rectangle"]  # re-exported for the kinds (through ``charts.mpl``)
+__all__ = ["FancyBboxPatch", "Plot", "measure"]  # re-exported for the kinds (through ``charts.mpl``)
 
 WHISKER_KINDS = ("sd", "range", "ci", "interval")
 # Artists whose gid starts with "ep-" become a class in the SVG (see ``svg.py``): value labels get a halo
 # in the background colour (CSS paint-order), so they stay legible over gridlines in either theme.
 HALO = "ep-halo"
-VERTICAL = "vertical value axis"
-VIEW_MARGIN = 1e-3  # share of an axis' span beyond its ends within which a tick location is still built  # label of the axes whose left edges are aligned
-
-
-@dataclass(frozen=True)
-class Frame:
-    """Pixel geometry of the figure."""
-
-    width: int
-    height: int
-    label_px: float = 0.0  # category-label column shared by the chart's horizontal panels
-
-    def x(self, px: float) -> float:
-        return px / self.width
-
-    def y(self, px: float) -> float:
-        return 1 - px / self.height
-
-    def rect(self, left: float, top: float, width: float, height: float) -> tuple[float, float, float, float]:
-        return left / self.width, 1 - (top + height) / self.height, width / self.width, height / self.height
-
-
-@functools.lru_cache(maxsize=4096)
-def measure(text: str, size: float, bold: bool = False) -> float:
-    """Width in px of ``text`` (widest line) as drawn in the bundled font."""
-    prop = FontProperties(family=style.FONT_FAMILY, size=size, weight="bold" if bold else "normal")
-    widest = max(text_to_path.get_text_width_height_descent(line, prop, ismath=False)[0] for line in text.split("\n"))
-    return float(widest) * style.PX_PER_PT
 
 
 def label_column(panels: Sequence[PanelPlan]) -> float:
@@ -66,66 +32,6 @@ def label_column(panels: Sequence[PanelPlan]) -> float:
     lines = ["\n".join(s.lines) for panel in panels if panel.horizontal for s in panel.slots]
     widest = max((measure(text, style.SIZE_TICK) for text in lines), default=0.0)
     return widest + 8 * style.PX_PER_PT + 4  # the tick label pad (8 pt) and a margin
-
-
-class _NoMinorPrototype:
-    """``minorTicks`` of an axis that builds no minor tick until one is shown.
-
-    matplotlib makes the first tick of each list when an axis is cleared (to set its clip path)
-    and copies it into every further tick; no chart shows minor ticks (their locator is a
-    ``NullLocator``), so that tick was built, cleared and never drawn, on every axis."""
-
-    def __get__(self, axis: XAxis | YAxis, owner: type) -> list[Tick]:
-        axis.minorTicks = []
-        return axis.minorTicks
-
-
-class _LeanAxis:
-    """An axis mixin: its minor tick list is empty until a minor tick is asked for."""
-
-    minorTicks = _NoMinorPrototype()
-
-    def get_minor_ticks(self, numticks: int | None = None) -> list[Tick]:
-        axis: Any = self
-        if numticks is None:
-            numticks = len(axis.get_minorticklocs())
-        if numticks and not axis.minorTicks:  # the prototype matplotlib would have made, clipped as it clips it
-            axis.minorTicks = [axis._get_tick(major=False)]
-            axis.minorTicks[0].set_clip_path(axis.axes.patch)
-        ticks: list[Tick] = super().get_minor_ticks(numticks)  # type: ignore[misc]
-        return ticks
-
-
-class _LeanXAxis(_LeanAxis, XAxis):
-    pass
-
-
-class _LeanYAxis(_LeanAxis, YAxis):
-    pass
-
-
-class LeanAxes(Axes):
-    """``Axes`` whose axes build no minor tick the chart does not show (same drawing)."""
-
-    def _init_axis(self) -> None:
-        self.xaxis = _LeanXAxis(self, clear=False)
-        self.spines.bottom.register_axis(self.xaxis)
-        self.spines.top.register_axis(self.xaxis)
-        self.yaxis = _LeanYAxis(self, clear=False)
-        self.spines.left.register_axis(self.yaxis)
-        self.spines.right.register_axis(self.yaxis)
-
-
-def add_axes(fig: Figure, frame: Frame, left: float, top: float, width: float, height: float) -> Axes:
-    ax = fig.add_axes(frame.rect(left, top, width, height), axes_class=LeanAxes)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    for side in ("left", "bottom"):
-        ax.spines[side].set_color(style.MUTED)
-        ax.spines[side].set_linewidth(0.8)
-    ax.tick_params(colors=style.INK, labelsize=style.SIZE_TICK, length=3, width=0.8)
-    ax.set_facecolor(style.BG)
-    return ax
 
 
 def large_scale(panel: PanelPlan) -> tuple[float, str]:
@@ -146,137 +52,41 @@ def value_labels(panel: PanelPlan) -> list[str]:
     return units_value_labels(panel.points, panel.unit, panel.references, panel.digits)
 
 
-def value_text(ax: Axes, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:
+def value_text(plot: Plot, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:
     """A value label next to its mark, with the background halo."""
-    ax.annotate(text, xy, xytext=offset, textcoords="offset points", fontsize=style.SIZE_VALUE, color=style.INK,
-                annotation_clip=False, gid=HALO, **align)
+    plot.text(*xy, text, offset, fontsize=style.SIZE_VALUE, color=style.INK, gid=HALO, **align)
 
 
-def reference_lines(ax: Axes, panel: PanelPlan, horizontal: bool) -> None:
+def reference_lines(plot: Plot, panel: PanelPlan, horizontal: bool) -> None:
     """Each reference as a dashed line across the plot (its legend entry names it)."""
     for index, reference in enumerate(panel.references):
         dashes = style.REFERENCE_DASHES[index % len(style.REFERENCE_DASHES)]
-        line = ax.axvline if horizontal else ax.axhline
-        line(float(reference.value), color=style.REFERENCE, linewidth=1.4, linestyle=dashes, zorder=4)
+        plot.across(float(reference.value), horizontal, color=style.REFERENCE, linewidth=1.4, linestyle=dashes,
+                    zorder=4)
 
 
-class TickFormatter(Formatter):
-    """Plain tick labels, alike along one axis: thousands separators on every label as soon as
-    one needs them (``8,000`` beside ``16,000``), divided by the axis' scale (``large_scale``)."""
-
-    ticks: Sequence[float] = ()
-
-    def __init__(self, scale: float = 1) -> None:
-        self.scale = scale
-
-    def set_locs(self, locs: Sequence[float]) -> None:
-        # The decimals of every tick the locator chose, those beyond the view too (``ScaledLocator``).
-        locator = getattr(self.axis, "major", None) and self.axis.get_major_locator()  # type: ignore[union-attr]
-        chosen = locator.chosen if isinstance(locator, ScaledLocator) and locator.shown == list(locs) else locs
-        self.ticks = list(chosen)
-
-    def __call__(self, x: float, pos: int | None = None) -> str:
-        return tick_text(x, self.ticks or [x], self.scale)
-
-
-def tick_text(value: float, ticks: Sequence[float], scale: float = 1) -> str:
-    """A tick position (not a data value): as few decimals as tell every tick exactly
-    (``1.5`` beside ``3``), thousands separators, a true minus sign."""
-    if scale != 1:
-        value, ticks = value / scale, [t / scale for t in ticks]
-    decimals = next((d for d in range(10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
-    text = f"{value:,.{decimals}f}"
-    if text.lstrip("-").strip("0.,") == "":
-        text = "0"
-    return text.replace("-", "\u2212")
-
-
-class ScaledLocator(MaxNLocator):
-    """``MaxNLocator`` that picks round ticks in the axis' display unit (whole GiB, not 10**7 KiB)."""
-
-    def __init__(self, nbins: int, scale: float = 1) -> None:
-        super().__init__(nbins=nbins)
-        self.scale = scale
-        self.chosen: list[float] = []  # the last ticks chosen, those beyond the view included
-        self.shown: list[float] = []  # of those, the ones matplotlib may draw (what the locator returns)
-
-    def tick_values(self, vmin: float, vmax: float) -> Any:
-        return [tick * self.scale for tick in super().tick_values(vmin / self.scale, vmax / self.scale)]
-
-    def __call__(self) -> Any:
-        """The chosen ticks within the view (with a margin): matplotlib builds a tick for every
-        location a locator returns and draws only those in the view, so a round tick beyond
-        each end was built, positioned and labelled for nothing. The tick labels keep the
-        decimals of every chosen tick (``TickFormatter``), so the drawing is the same."""
-        self.chosen = list(super().__call__())
-        if self.axis is None:
-            self.shown = self.chosen
-            return self.shown
-        low, high = sorted(self.axis.get_view_interval())
-        margin = (high - low) * VIEW_MARGIN  # wider than matplotlib's own test of what is in view
-        self.shown = [tick for tick in self.chosen if low - margin <= tick <= high + margin]
-        return self.shown
-
-
-class FittingLocator(ScaledLocator):
-    """A locator that takes fewer ticks when the labels of a horizontal value axis would
-    not fit its width (a narrow figure with long numbers)."""
-
-    def __init__(self, nbins: int, axis_px: float, scale: float) -> None:
-        super().__init__(nbins, scale)
-        self.most = nbins
-        self.axis_px = axis_px
-
-    def tick_values(self, vmin: float, vmax: float) -> Any:
-        for nbins in range(self.most, 1, -1):
-            self.set_params(nbins=nbins)
-            ticks = super().tick_values(vmin, vmax)
-            shown = [t for t in ticks if min(vmin, vmax) <= t <= max(vmin, vmax)]
-            widest = max((measure(tick_text(t, shown, self.scale), style.SIZE_TICK) for t in shown), default=0.0)
-            if len(shown) <= 3 or len(shown) * (widest + 14) <= self.axis_px:
-                break
-        self.set_params(nbins=self.most)
-        return ticks
-
-
-def value_axis(ax: Axes, which: Literal["x", "y"], panel: PanelPlan, axis_px: float = 0.0) -> None:
+def value_axis(plot: Plot, which: Literal["x", "y"], panel: PanelPlan, axis_px: float = 0.0) -> None:
     """Gridlines and plain number labels on the value axis ("x" or "y").
 
     A horizontal value axis (``x``) of ``axis_px`` px takes only as many ticks as fit.
     """
-    axis = ax.xaxis if which == "x" else ax.yaxis
-    scale = large_scale(panel)[0]
-    if which == "x" and axis_px:
-        axis.set_major_locator(FittingLocator(6, axis_px, scale))
-    else:
-        axis.set_major_locator(ScaledLocator(6 if which == "x" else 5, scale))
-    axis.set_major_formatter(TickFormatter(scale))
-    ax.grid(True, axis=which, color=style.GRID, linewidth=0.8)
-    ax.set_axisbelow(True)
+    plot.guides.value_axis = which
+    plot.guides.scale = large_scale(panel)[0]
+    plot.guides.fit_px = axis_px if which == "x" else 0.0
 
 
-def unit_label(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def unit_label(sheet: Sheet, panel: PanelPlan) -> None:
     """The unit of a vertical value axis, over its top tick label."""
-    fig.text(
-        frame.x(style.PAD_X),
-        frame.y(panel.box.plot_top - style.UNIT_GAP),
-        axis_unit(panel),
-        fontsize=style.SIZE_TICK,
-        color=style.INK,
-        va="bottom",
-    )
+    sheet.text(style.PAD_X, panel.box.plot_top - style.UNIT_GAP, axis_unit(panel), fontsize=style.SIZE_TICK,
+               color=style.INK, va="bottom")
 
 
-def categories_on(ax: Axes, which: str, positions: Sequence[float], labels: Sequence[str]) -> None:
-    """Category tick labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
-    # The look first: the ticks the labels need are then built with it, not built and restyled.
+def categories_on(plot: Plot, which: Literal["x", "y"], positions: Sequence[float], labels: Sequence[str]) -> None:
+    """Category labels (pre-wrapped lines), without tick marks, on "x" or "y"."""
+    plot.guides.category_axis = which
+    plot.guides.categories = tuple(zip(positions, labels, strict=True))
     if which == "y":
-        ax.tick_params(axis="y", length=0, pad=8)
-        ax.set_yticks(list(positions), list(labels))
-        ax.spines["left"].set_visible(False)
-    else:
-        ax.tick_params(axis="x", length=0, pad=6)
-        ax.set_xticks(list(positions), list(labels))
+        plot.guides.spines = tuple(side for side in plot.guides.spines if side != "left")
 
 
 def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:
@@ -312,56 +122,35 @@ def series_color(panel: PanelPlan, point: Point) -> str:
     return style.PALETTE[0]
 
 
-def whisker_offsets(point: Point) -> tuple[list[float], list[float]] | None:
-    """Errorbar offsets (below, above) of a point's whisker, or None."""
+def whisker_span(point: Point) -> tuple[float, float] | None:
+    """The ends of a point's whisker (never short of its value), or None."""
     if point.whisker is None or point.value is None:
         return None
     low, high = point.whisker.bounds(point.value)
-    return [max(point.value - low, 0.0)], [max(high - point.value, 0.0)]
+    return min(low, float(point.value)), max(high, float(point.value))
 
 
-def error_bar(ax: Axes, at: float, value: float, offsets: tuple[list[float], list[float]], *,
-              horizontal: bool, zorder: int = 3) -> None:
-    """The reported SD or observed range of one bar or point, in the one style all kinds share."""
-    spread = [offsets[0], offsets[1]]
-    look: dict[str, Any] = {"fmt": "none", "ecolor": style.INK, "elinewidth": 1.2, "capsize": 3.5, "capthick": 1.2,
-                            "zorder": zorder}
-    if horizontal:
-        ax.errorbar([value], [at], xerr=spread, **look)
-    else:
-        ax.errorbar([at], [value], yerr=spread, **look)
+def error_bar(plot: Plot, at: float, span: tuple[float, float], *, horizontal: bool, zorder: float = 3,
+              color: str = style.INK, width: float = 1.2, cap: float = 3.5) -> None:
+    """A whisker from ``span[0]`` to ``span[1]`` at ``at``, with a cap ``cap`` points each side of
+    each end: the reported SD or observed range of one bar or point, in the style all kinds share."""
+    ends = list(span)
+    xs, ys = (ends, [at, at]) if horizontal else ([at, at], ends)
+    plot.line(xs, ys, color=color, linewidth=width, marker="|" if horizontal else "_", markersize=2 * cap,
+              markeredgewidth=width, zorder=zorder)
 
 
-def not_reported(ax: Axes, x: float, y: float, horizontal: bool) -> None:
+def not_reported(plot: Plot, x: float, y: float, horizontal: bool) -> None:
     """A labelled marker where a value is null: never a zero-length bar."""
-    ax.plot(
-        [x],
-        [y],
-        marker="D",
-        markersize=6,
-        markerfacecolor=style.BG,
-        markeredgecolor=style.NOT_REPORTED,
-        markeredgewidth=1.2,
-        linestyle="none",
-        zorder=4,
-        clip_on=False,
-    )
+    plot.line([x], [y], marker="D", markersize=6, markerfacecolor=style.BG, markeredgecolor=style.NOT_REPORTED,
+              markeredgewidth=1.2, linestyle="none", zorder=4)
     align: dict[str, Any] = {"ha": "left", "va": "center"} if horizontal else {"ha": "center", "va": "bottom"}
     offset = (7, 0) if horizontal else (0, 7)
-    ax.annotate(
-        style.LEGEND_NOT_REPORTED,
-        (x, y),
-        xytext=offset,
-        textcoords="offset points",
-        fontsize=style.SIZE_VALUE,
-        color=style.NOT_REPORTED,
-        fontstyle="italic",
-        annotation_clip=False,
-        **align,
-    )
+    plot.text(x, y, style.LEGEND_NOT_REPORTED, offset, fontsize=style.SIZE_VALUE, color=style.NOT_REPORTED,
+              fontstyle="italic", **align)
 
 
-def source_headers(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def source_headers(sheet: Sheet, panel: PanelPlan) -> None:
     """Label each block of a panel whose sources are kept apart, with a rule between blocks."""
     if not panel.separate_sources:
         return
@@ -371,48 +160,29 @@ def source_headers(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
             continue
         y = top + slot.start - style.SOURCE_HEADER
         if index:
-            fig.add_artist(
-                Line2D(
-                    [frame.x(style.PAD_X), frame.x(frame.width - style.PAD_X)],
-                    [frame.y(y + 1)] * 2,
-                    color=style.MUTED,
-                    linewidth=0.8,
-                    linestyle=(0, (4, 3)),
-                )
-            )
-        fig.text(
-            frame.x(style.PAD_X),
-            frame.y(y + 5),
-            f"source: {slot.source or 'not reported'}",
-            va="top",
-            fontsize=style.SIZE_SOURCE,
-            color=style.MUTED,
-            fontstyle="italic",
-        )
+            sheet.line([style.PAD_X, sheet.width - style.PAD_X], [y + 1] * 2, color=style.MUTED, linewidth=0.8,
+                       linestyle=(0, (4, 3)))
+        sheet.text(style.PAD_X, y + 5, f"source: {slot.source or 'not reported'}", va="top",
+                   fontsize=style.SIZE_SOURCE, color=style.MUTED, fontstyle="italic")
 
 
-def fit_left(ax: Axes, frame: Frame, top: float, height: float) -> float:
-    """Move a vertical panel's axes so its value tick labels just fit; returns the axes' left px."""
-    low, high = sorted(ax.get_ylim())
-    ticks = [v for v in ax.yaxis.get_major_locator()() if low <= v <= high]
-    formatter = ax.yaxis.get_major_formatter()
-    scale = formatter.scale if isinstance(formatter, TickFormatter) else 1
-    widest = max((measure(tick_text(v, ticks, scale), style.SIZE_TICK) for v in ticks), default=0.0)
+def fit_left(plot: Plot) -> float:
+    """Move a vertical panel's plot so its value tick labels just fit; returns its left px."""
+    widest = max((measure(label, style.SIZE_TICK) for _, label in value_ticks(plot)), default=0.0)
     left = style.PAD_X + widest + 10
-    ax.set_position(frame.rect(left, top, frame.width - style.PAD_X - left, height))
-    ax.set_label(VERTICAL)
+    plot.move(left, plot.sheet.width - style.PAD_X - left)
+    plot.aligned = True
     return left
 
 
-def align_vertical(fig: Figure) -> None:
+def align_vertical(sheet: Sheet) -> None:
     """Give every vertical panel of the chart the same left edge (the widest tick labels)."""
-    axes = [ax for ax in fig.axes if ax.get_label() == VERTICAL]
-    if len(axes) < 2:
+    plots = [plot for plot in sheet.plots if plot.aligned]
+    if len(plots) < 2:
         return
-    left = max(ax.get_position().x0 for ax in axes)
-    for ax in axes:
-        box = ax.get_position()
-        ax.set_position((left, box.y0, box.x1 - left, box.height))
+    left = max(plot.left for plot in plots)
+    for plot in plots:
+        plot.move(left, plot.left + plot.width - left)
 
 
 def stacked(panel: PanelPlan) -> list[tuple[int, float]]:
@@ -425,15 +195,16 @@ def stacked(panel: PanelPlan) -> list[tuple[int, float]]:
     return rows
 
 
-def horizontal_axes(fig: Figure, frame: Frame, panel: PanelPlan) -> tuple[Axes, float]:
-    """Axes of a horizontal panel: category labels on the left, value axis below; and its width."""
+def horizontal_plot(sheet: Sheet, panel: PanelPlan) -> tuple[Plot, float]:
+    """The plot of a horizontal panel: category labels on the left, value axis below (y in px
+    from the plot's top); and its width."""
     box = panel.box
-    left = style.PAD_X + frame.label_px
-    width = frame.width - style.PAD_X - left
-    ax = add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
-    ax.set_ylim(box.plot_height, 0)
-    categories_on(ax, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
-    value_axis(ax, "x", panel, width)
-    ax.set_xlabel(axis_unit(panel), fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
-    source_headers(fig, frame, panel)
-    return ax, width
+    left = style.PAD_X + sheet.label_px
+    width = sheet.width - style.PAD_X - left
+    plot = Plot(sheet, left, box.plot_top, width, box.plot_height)
+    plot.set_ylim(box.plot_height, 0)
+    categories_on(plot, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
+    value_axis(plot, "x", panel, width)
+    plot.guides.x_title = axis_unit(panel)
+    source_headers(sheet, panel)
+    return plot, width

@@ -1,4 +1,4 @@
-"""One text measure for every SVG a process draws.
+"""One text measure for every SVG a process draws, and the sizes the drawing places text by.
 
 matplotlib measures each text of a figure with the renderer that draws it, and
 keeps what it measured for that renderer only; an SVG renderer lives for one
@@ -9,7 +9,7 @@ as text (``svg.fonttype: none``) both depend on the text and the font
 properties alone:
 
 - a text's extent: ``RendererSVG`` asks the same ``TextToPath`` code that
-  ``common.measure`` uses, which reads the bundled font without hinting;
+  ``measure`` uses, which reads the bundled font without hinting;
 - a font's ascent, descent and line gap: ``Text._get_layout`` reads them from
   the font's OS/2 (else hhea) table, scaled by the figure's dpi / 72, which is 1
   while an SVG is drawn (``savefig.dpi`` is 72 in ``RC``). It asks a renderer
@@ -24,6 +24,11 @@ is matplotlib's own private name, so both caches are installed only on the
 matplotlib versions whose layout was checked against them (``VERIFIED``, as
 ``Text._get_layout`` still asks for the hook): on any other, matplotlib
 measures as it always does, slower, in the bytes it gives.
+
+The drawing places text by the same numbers: ``measure`` (a width in px, for
+layout) and ``line_extent`` and ``text_height`` (the box ``Text._get_layout``
+gives a line or a text: what an axis title goes under, what a legend row's
+baseline hangs from).
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.font_manager import FontProperties, findfont, get_font
 from matplotlib.text import Text
 from matplotlib.textpath import text_to_path
+
+from .. import style
 
 Extent = tuple[float, float, float]  # width, height, descent in points
 Heights = tuple[float, float, float]  # ascent, descent, line gap in points
@@ -79,6 +86,35 @@ def font_heights(prop: FontProperties) -> Heights:
 
 def _shared_heights(renderer: RendererSVG, prop: FontProperties) -> Heights:
     return font_heights(prop.copy())
+
+
+@functools.lru_cache(maxsize=64)
+def font(size: float, bold: bool = False) -> FontProperties:
+    """The bundled font at ``size`` pt, as a chart's text of that size and weight has it (shared:
+    never change it)."""
+    return FontProperties(family=style.FONT_FAMILY, size=size, weight="bold" if bold else "normal")
+
+
+@functools.lru_cache(maxsize=4096)
+def measure(text: str, size: float, bold: bool = False) -> float:
+    """Width in px of ``text`` (widest line) as drawn in the bundled font."""
+    widest = max(text_extent(line, font(size, bold), False)[0] for line in text.split("\n"))
+    return float(widest) * style.PX_PER_PT
+
+
+def line_extent(line: str, prop: FontProperties) -> Extent:
+    """(width, ascent, descent) in points of one line as ``Text`` lays it out: at least as tall
+    as the font's ascent and descent."""
+    ascent, descent, _ = font_heights(prop)
+    width, height, below = text_extent(line, prop, False) if line else (0.0, 0.0, 0.0)
+    return width, max(height - below, ascent), max(below, descent)
+
+
+def text_height(text: str, prop: FontProperties) -> float:
+    """The height in points of the box ``Text`` lays ``text`` out in (lines apart by the font's line gap)."""
+    lines = text.split("\n")
+    gap = font_heights(prop)[2] if len(lines) > 1 else 0.0
+    return sum(ascent + descent + gap for _, ascent, descent in (line_extent(line, prop) for line in lines))
 
 
 def applies(version: str = matplotlib.__version__) -> bool:

@@ -5,7 +5,9 @@ point (a number, a number with its reported interval or observed range, raw
 observations or a state), how its panel is laid out (orientation, an x axis
 or category slots, bands over and under the plot), which warnings apply to it,
 what its legend holds, and how it is drawn. Planning reads the registry without
-importing matplotlib: each kind imports its drawing helpers inside ``draw``.
+importing matplotlib: each kind imports its drawing helpers inside
+``draw(sheet, panel)``, which draws the panel in a plot of the chart's
+``draw.surface.Sheet``.
 
 The registry is sealed: code outside ``kinds/`` asks a panel's kind what it
 does (``kind_of(panel.kind).x_axis``), never which kind it is by name.
@@ -34,7 +36,8 @@ KIND_KEYS = frozenset(
 )
 
 Finish = Callable[[], None]
-Draw = Callable[[Any, Any, PanelPlan], "Finish | None"]  # (Figure, Frame, panel) -> work after alignment
+# (draw.surface.Sheet, panel) -> work to do once vertical panels share their left edge
+Draw = Callable[[Any, PanelPlan], "Finish | None"]
 
 # How an entry's y becomes a point: "number" (its whisker, if any, from its uncertainty), "interval" (a
 # number with the interval reported for it: the panel's interval field or a CI), "range" (raw observations,

@@ -11,10 +11,7 @@ from ..model import LegendItem, PanelPlan, Point
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Plot, Sheet
 
 BAR_FILL = 0.78  # share of a vertical slot covered by its bars
 LABEL_ROOM = 0.3  # most of a horizontal value axis kept free for value labels past the bars' ends
@@ -26,74 +23,75 @@ def legend(given: LegendInput) -> tuple[LegendItem, ...]:
     return tuple(items + reference_items(given.references))
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def draw(sheet: Sheet, panel: PanelPlan) -> None:
     if panel.stacked:
-        _stacked(fig, frame, panel)
+        _stacked(sheet, panel)
     elif panel.horizontal:
-        _horizontal(fig, frame, panel)
+        _horizontal(sheet, panel)
     else:
-        _vertical(fig, frame, panel)
+        _vertical(sheet, panel)
 
 
-def _stacked(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def _stacked(sheet: Sheet, panel: PanelPlan) -> None:
     """Each category one horizontal bar, its series end to end; a part's label sits inside it when it fits."""
     from ..draw import common as d
 
-    ax, width = d.horizontal_axes(fig, frame, panel)
+    plot, width = d.horizontal_plot(sheet, panel)
     ends = [sum(float(panel.points[i].value or 0) for i in slot.points) for slot in panel.slots]
     high = d.extent(panel.points, include_zero=True, references=panel.references)[1]
-    ax.set_xlim(*d.padded_limits(0, max([high, *ends]), width, 0, 24))
+    plot.set_xlim(*d.padded_limits(0, max([high, *ends]), width, 0, 24))
     labels = d.value_labels(panel)
-    px_per_unit = width / (ax.get_xlim()[1] - ax.get_xlim()[0])
+    px_per_unit = width / (plot.xlim[1] - plot.xlim[0])
     for slot in panel.slots:
         y = slot.start + slot.size / 2
         start = 0.0
         for index in slot.points:
             point = panel.points[index]
             if point.value is None:
-                d.not_reported(ax, start, y, horizontal=True)
+                d.not_reported(plot, start, y, horizontal=True)
                 continue
-            ax.barh([y], [point.value], left=start, height=style.BAR_PX * 0.9, color=d.series_color(panel, point),
-                    edgecolor=style.BG, linewidth=1, zorder=2)
+            half = style.BAR_PX * 0.9 / 2
+            plot.rect(start, y - half, start + float(point.value), y + half, facecolor=d.series_color(panel, point),
+                      edgecolor=style.BG, linewidth=1, zorder=2)
             text = labels[index]
             if text and d.measure(text, style.SIZE_VALUE) + 8 <= float(point.value) * px_per_unit:
-                d.value_text(ax, text, (start + float(point.value) / 2, y), (0, 0), ha="center", va="center")
+                d.value_text(plot, text, (start + float(point.value) / 2, y), (0, 0), ha="center", va="center")
             start += float(point.value)
-    ax.axvline(0, color=style.MUTED, linewidth=0.8)
-    d.reference_lines(ax, panel, horizontal=True)
+    plot.across(0, horizontal=True, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(plot, panel, horizontal=True)
 
 
-def _horizontal(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def _horizontal(sheet: Sheet, panel: PanelPlan) -> None:
     from ..draw import common as d
 
-    ax, width = d.horizontal_axes(fig, frame, panel)
+    plot, width = d.horizontal_plot(sheet, panel)
     labels = d.value_labels(panel)
     low, high = d.extent(panel.points, include_zero=True, references=panel.references)
     # Room for the value labels past the bars' ends, but never more than LABEL_ROOM of the axis: a long
     # label (113,556,639,424 on a phone) would squeeze the bars into a third of it, on an axis stretched
     # far past the largest value; a label that does not fit past its bar sits inside its end instead.
     room = min(max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 10, width * LABEL_ROOM)
-    ax.set_xlim(*d.padded_limits(low, high, width, room if low < 0 else 0, room if high > 0 else 0))
-    left, right = ax.get_xlim()
+    plot.set_xlim(*d.padded_limits(low, high, width, room if low < 0 else 0, room if high > 0 else 0))
+    left, right = plot.xlim
     px_per_unit = width / (right - left)
     for index, y in d.stacked(panel):
         point = panel.points[index]
         inside = point.value is not None and _overflows(point, labels[index], left, right, px_per_unit)
-        _bar(ax, panel, point, y, labels[index], horizontal=True, inside=inside)
-    ax.axvline(0, color=style.MUTED, linewidth=0.8)
-    d.reference_lines(ax, panel, horizontal=True)
+        _bar(plot, panel, point, y, labels[index], horizontal=True, inside=inside)
+    plot.across(0, horizontal=True, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(plot, panel, horizontal=True)
 
 
-def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def _vertical(sheet: Sheet, panel: PanelPlan) -> None:
     from ..draw import common as d
 
     box = panel.box
     low, high = d.extent(panel.points, include_zero=True, references=panel.references)
     left = style.PAD_X + layout.VALUE_AXIS_RESERVE
-    width = frame.width - style.PAD_X - left
-    ax = d.add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
-    ax.set_ylim(*d.padded_limits(low, high, box.plot_height, 18 if low < 0 else 0, 18 if high > 0 else 0))
-    ax.set_xlim(-0.5, len(panel.slots) - 0.5)
+    width = sheet.width - style.PAD_X - left
+    plot = d.Plot(sheet, left, box.plot_top, width, box.plot_height)
+    plot.set_ylim(*d.padded_limits(low, high, box.plot_height, 18 if low < 0 else 0, 18 if high > 0 else 0))
+    plot.set_xlim(-0.5, len(panel.slots) - 0.5)
     slot_px = width / max(len(panel.slots), 1)
     fill = min(BAR_FILL, MAX_BAR_PX * max(len(s.points) for s in panel.slots) / slot_px)
     labels = d.value_labels(panel)
@@ -106,13 +104,13 @@ def _vertical(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
             text = labels[index]
             # A label may overhang its bar into the gap, never into its neighbour's share.
             fits = d.measure(text, style.SIZE_VALUE) <= slot_px / n - layout.VALUE_LABEL_GAP
-            _bar(ax, panel, point, x, text if fits else "", horizontal=False, thickness=thickness)
-    d.categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
-    d.value_axis(ax, "y", panel)
-    d.fit_left(ax, frame, box.plot_top, box.plot_height)
-    ax.axhline(0, color=style.MUTED, linewidth=0.8)
-    d.reference_lines(ax, panel, horizontal=False)
-    d.unit_label(fig, frame, panel)
+            _bar(plot, panel, point, x, text if fits else "", horizontal=False, thickness=thickness)
+    d.categories_on(plot, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
+    d.value_axis(plot, "y", panel)
+    d.fit_left(plot)
+    plot.across(0, horizontal=False, color=style.MUTED, linewidth=0.8)
+    d.reference_lines(plot, panel, horizontal=False)
+    d.unit_label(sheet, panel)
 
 
 def _overflows(point: Point, label: str, left: float, right: float, px_per_unit: float) -> bool:
@@ -126,7 +124,7 @@ def _overflows(point: Point, label: str, left: float, right: float, px_per_unit:
 
 
 def _bar(
-    ax: Axes, panel: PanelPlan, point: Point, at: float, label: str, horizontal: bool,
+    plot: Plot, panel: PanelPlan, point: Point, at: float, label: str, horizontal: bool,
     thickness: float = style.BAR_PX * 0.8, inside: bool = False,
 ) -> None:
     from ..draw import common as d
@@ -134,29 +132,30 @@ def _bar(
     if point.value is None:
         # At zero on the value axis, in the bar's own slot.
         x, y = (0.0, at) if horizontal else (at, 0.0)
-        d.not_reported(ax, x, y, horizontal)
+        d.not_reported(plot, x, y, horizontal)
         return
     color = d.series_color(panel, point)
-    offsets = d.whisker_offsets(point)
+    value = float(point.value)
     if horizontal:
-        ax.barh([at], [point.value], height=thickness, color=color, zorder=2)
+        plot.rect(0, at - thickness / 2, value, at + thickness / 2, facecolor=color, edgecolor="none", zorder=2)
     else:
-        ax.bar([at], [point.value], width=thickness, color=color, zorder=2)
-    if offsets:
-        d.error_bar(ax, at, point.value, offsets, horizontal=horizontal)
+        plot.rect(at - thickness / 2, 0, at + thickness / 2, value, facecolor=color, edgecolor="none", zorder=2)
+    span = d.whisker_span(point)
+    if span:
+        d.error_bar(plot, at, span, horizontal=horizontal)
     if label and inside:
         # Inside the bar's end when it fits there; else from the bar's start on, never over the category labels.
         negative = point.value < 0
-        bar_px = abs(ax.transData.transform((point.value, 0))[0] - ax.transData.transform((0, 0))[0])
+        bar_px = abs(plot.x_pt(value) - plot.x_pt(0))
         at_end = d.measure(label, style.SIZE_VALUE) + 10 <= bar_px
-        x, side = (point.value, -1) if at_end else (0.0, 1)
+        x, side = (value, -1) if at_end else (0.0, 1)
         side = -side if negative else side
-        d.value_text(ax, label, (x, at), (side * 4, 0), ha="left" if side > 0 else "right", va="center")
+        d.value_text(plot, label, (x, at), (side * 4, 0), ha="left" if side > 0 else "right", va="center")
     elif label:
-        _annotate(ax, point, at, label, horizontal)
+        _annotate(plot, point, at, label, horizontal)
 
 
-def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -> None:
+def _annotate(plot: Plot, point: Point, at: float, label: str, horizontal: bool) -> None:
     from ..draw import common as d
 
     assert point.value is not None
@@ -171,7 +170,7 @@ def _annotate(ax: Axes, point: Point, at: float, label: str, horizontal: bool) -
     else:
         xy, offset = (at, end), (0, sign * 4)
         align = {"ha": "center", "va": "top" if negative else "bottom"}
-    d.value_text(ax, label, xy, offset, **align)
+    d.value_text(plot, label, xy, offset, **align)
 
 
 KIND = Kind(

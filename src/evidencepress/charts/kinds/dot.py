@@ -20,10 +20,7 @@ from ..model import LegendItem, PanelPlan, Point
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Plot, Sheet
 
 DOT_PT = 6.5  # marker size (pt)
 STACK_PX = 9  # vertical step between equal values
@@ -41,30 +38,29 @@ def legend(given: LegendInput) -> tuple[LegendItem, ...]:
 
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    ax, width = d.horizontal_axes(fig, frame, panel)
+def draw(sheet: Sheet, panel: PanelPlan) -> None:
+    plot, width = d.horizontal_plot(sheet, panel)
     low, high = d.extent(panel.points, include_zero=False, references=panel.references)
-    ax.set_xlim(*d.padded_limits(low, high, width, 18, 30))
+    plot.set_xlim(*d.padded_limits(low, high, width, 18, 30))
     for index, y in d.stacked(panel):
         point = panel.points[index]
         if not point.observations:
-            d.not_reported(ax, ax.get_xlim()[0], y, horizontal=True)
+            d.not_reported(plot, plot.xlim[0], y, horizontal=True)
             continue
-        _whisker(ax, point, y)
-        _dots(ax, panel, point, y)
+        _whisker(plot, point, y)
+        _dots(plot, panel, point, y)
         if point.value is not None:
-            ax.plot([point.value], [y], linestyle="none", marker="|", markersize=18, markeredgewidth=2.4,
-                    color=style.INK, zorder=5)
-    d.reference_lines(ax, panel, horizontal=True)
+            plot.line([point.value], [y], linestyle="none", marker="|", markersize=18, markeredgewidth=2.4,
+                      color=style.INK, zorder=5)
+    d.reference_lines(plot, panel, horizontal=True)
 
 
-def _whisker(ax: Axes, point: Point, y: float) -> None:
+def _whisker(plot: Plot, point: Point, y: float) -> None:
     if point.whisker is None or point.whisker.kind != "interval":
         return
     low, high = point.whisker.bounds(0)
-    ax.plot([low, high], [y + 7, y + 7], color=style.INK, linewidth=1.2, zorder=2)
-    ax.plot([low, high], [y + 7, y + 7], linestyle="none", marker="|", markersize=7, markeredgewidth=1.2,
-            color=style.INK, zorder=2)
+    plot.line([low, high], [y + 7, y + 7], color=style.INK, linewidth=1.2, marker="|", markersize=7,
+              markeredgewidth=1.2, zorder=2)
 
 
 def levels(values: Sequence[float], gap: float) -> list[int]:
@@ -83,20 +79,19 @@ def levels(values: Sequence[float], gap: float) -> list[int]:
     return result
 
 
-def _dots(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
+def _dots(plot: Plot, panel: PanelPlan, point: Point, y: float) -> None:
     """Dots that would touch stack upwards from the row's line; past MAX_STACK levels a ×count shows the rest."""
     color = d.series_color(panel, point)
     values = sorted(float(v) for v in point.observations)
-    to_pt = ax.transData.transform
-    xs = [to_pt((v, 0))[0] for v in values]
-    for value, _x, level in zip(values, xs, levels(xs, DOT_PT + 0.5), strict=False):
+    xs = [plot.x_pt(v) for v in values]
+    for value, level in zip(values, levels(xs, DOT_PT + 0.5), strict=True):
         shown = min(level, MAX_STACK - 1)
-        ax.plot([value], [y - shown * STACK_PX], linestyle="none", marker="o", markersize=DOT_PT,
-                markerfacecolor=color, markeredgecolor=style.BG, markeredgewidth=0.8, zorder=3 + shown)
+        plot.line([value], [y - shown * STACK_PX], linestyle="none", marker="o", markersize=DOT_PT,
+                  markerfacecolor=color, markeredgecolor=style.BG, markeredgewidth=0.8, zorder=3 + shown)
     for value, count in sorted(Counter(values).items()):
         if count >= 3:
             top = y - (min(count, MAX_STACK) - 1) * STACK_PX
-            d.value_text(ax, f"\u00d7{count}", (value, top), (0, 6), ha="center", va="bottom")
+            d.value_text(plot, f"\u00d7{count}", (value, top), (0, 6), ha="center", va="bottom")
 
 
 def slot_px(points: list[Point]) -> int:

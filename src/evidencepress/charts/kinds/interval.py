@@ -11,59 +11,38 @@ from ..model import LegendItem, PanelPlan
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Sheet
 
 LABEL_ROOM = 0.3  # most of the value axis kept free for value labels right of the whiskers
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    ax, width = d.horizontal_axes(fig, frame, panel)
+def draw(sheet: Sheet, panel: PanelPlan) -> None:
+    plot, width = d.horizontal_plot(sheet, panel)
     low, high = d.extent(panel.points, include_zero=False, references=panel.references)
     labels = d.value_labels(panel)
     # Room for the labels right of the whiskers, at most LABEL_ROOM of the axis (a long label on a phone
     # would stretch the axis far past the data); a label that does not fit there goes left of its whisker.
     room = min(max((d.measure(t, style.SIZE_VALUE) for t in labels), default=0) + 12, width * LABEL_ROOM)
-    ax.set_xlim(*d.padded_limits(low, high, width, 16, room))
-    left, right = ax.get_xlim()
+    plot.set_xlim(*d.padded_limits(low, high, width, 16, room))
+    left, right = plot.xlim
     px_per_unit = width / (right - left)
-    d.reference_lines(ax, panel, horizontal=True)
+    d.reference_lines(plot, panel, horizontal=True)
     for index, y in d.stacked(panel):
         point = panel.points[index]
         if point.value is None:
-            d.not_reported(ax, ax.get_xlim()[0], y, horizontal=True)
+            d.not_reported(plot, left, y, horizontal=True)
             continue
-        color = d.series_color(panel, point)
-        offsets = d.whisker_offsets(point)
-        if offsets:
-            ax.errorbar(
-                [point.value],
-                [y],
-                xerr=[offsets[0], offsets[1]],
-                fmt="none",
-                ecolor=color,
-                elinewidth=2,
-                capsize=4,
-                capthick=2,
-                zorder=2,
-            )
-        ax.plot([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=3)
+        span = d.whisker_span(point)
+        if span:
+            d.error_bar(plot, y, span, horizontal=True, zorder=2, color=d.series_color(panel, point), width=2, cap=4)
+        plot.line([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=3)
+        if not labels[index]:
+            continue
         start, end = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
         need = (d.measure(labels[index], style.SIZE_VALUE) + 8) / px_per_unit
         before = end + need > right and start - need >= left
-        ax.annotate(
-            labels[index],
-            (start, y) if before else (end, y),
-            xytext=(-6 if before else 6, 0),
-            textcoords="offset points",
-            va="center",
-            ha="right" if before else "left",
-            fontsize=style.SIZE_VALUE,
-            color=style.INK,
-            annotation_clip=False,
-            gid=d.HALO,
-        )
+        d.value_text(plot, labels[index], (start, y) if before else (end, y), (-6 if before else 6, 0), va="center",
+                     ha="right" if before else "left")
 
 
 def legend(given: LegendInput) -> tuple[LegendItem, ...]:

@@ -14,52 +14,39 @@ from ..model import LegendItem, PanelPlan, Point
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Plot, Sheet
 
 LOG_RATIO = 8  # numeric x spanning this factor or more is drawn on a log-2 axis
 MAX_LABELLED = 10  # a single line with at most this many points has its values printed
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> Callable[[], None] | None:
-    """Draw the panel; returns the value labels to place once the axes have their final position."""
+def draw(sheet: Sheet, panel: PanelPlan) -> Callable[[], None] | None:
+    """Draw the panel; returns the value labels to place once the plot has its final position."""
     box = panel.box
-    ax = d.add_axes(fig, frame, style.PAD_X + 60, box.plot_top, frame.width - 2 * style.PAD_X - 60, box.plot_height)
+    plot = d.Plot(sheet, style.PAD_X + 60, box.plot_top, sheet.width - 2 * style.PAD_X - 60, box.plot_height)
     xs = {id(p): _x(panel, p) for p in panel.points}
-    log = _use_log(panel)
-    if log:
-        ax.set_xscale("log", base=2)
-    for line in _lines(panel):
-        ordered = sorted(line, key=lambda p: xs[id(p)])
-        values = [math.nan if p.value is None else p.value for p in ordered]
-        ax.plot(
-            [xs[id(p)] for p in ordered],
-            values,
-            color=d.series_color(panel, ordered[0]),
-            linewidth=2,
-            marker="o",
-            markersize=5.5,
-            zorder=3,
-        )
-        for point in ordered:
-            offsets = d.whisker_offsets(point)
-            if offsets and point.value is not None:
-                d.error_bar(ax, xs[id(point)], point.value, offsets, horizontal=False, zorder=4)
     labelled = len(_lines(panel)) == 1 and len(panel.points) <= MAX_LABELLED
     low, high = d.extent(panel.points, include_zero=all(v >= 0 for v in d.extent(panel.points, False)),
                          references=panel.references)
-    ax.set_ylim(*d.padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))
-    d.value_axis(ax, "y", panel)
-    d.fit_left(ax, frame, box.plot_top, box.plot_height)
-    _x_axis(ax, panel, xs, log, labelled)
-    d.reference_lines(ax, panel, horizontal=False)
+    plot.set_ylim(*d.padded_limits(low, high, box.plot_height, 24 if _has_null(panel) else 4, 24 if labelled else 10))
+    d.value_axis(plot, "y", panel)
+    d.fit_left(plot)
+    _x_axis(plot, panel, xs, _use_log(panel), labelled)
+    for line in _lines(panel):
+        ordered = sorted(line, key=lambda p: xs[id(p)])
+        values = [math.nan if p.value is None else p.value for p in ordered]
+        plot.line([xs[id(p)] for p in ordered], values, color=d.series_color(panel, ordered[0]), linewidth=2,
+                  marker="o", markersize=5.5, zorder=3)
+        for point in ordered:
+            span = d.whisker_span(point)
+            if span:
+                d.error_bar(plot, xs[id(point)], span, horizontal=False, zorder=4)
+    d.reference_lines(plot, panel, horizontal=False)
     for point in panel.points:
         if point.value is None:
-            d.not_reported(ax, xs[id(point)], ax.get_ylim()[0], horizontal=False)
-    d.unit_label(fig, frame, panel)
-    return (lambda: _value_labels(ax, panel, xs)) if labelled else None
+            d.not_reported(plot, xs[id(point)], plot.ylim[0], horizontal=False)
+    d.unit_label(sheet, panel)
+    return (lambda: _value_labels(plot, panel, xs)) if labelled else None
 
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in display units (pt at 72 dpi)
@@ -76,26 +63,25 @@ _PLACES: tuple[tuple[float, float, str, str], ...] = (
 )
 
 
-def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
+def _value_labels(plot: Plot, panel: PanelPlan, xs: dict[int, float]) -> None:
     """Print each value next to its point, where it crosses no line, marker or other label.
 
     Candidate places are tried in a fixed order (above first), so the result is deterministic.
     """
-    to_px = ax.transData.transform
     segments: list[tuple[tuple[float, float], tuple[float, float]]] = []
     for line in _lines(panel):
         ordered = sorted(line, key=lambda p: xs[id(p)])
         for a, b in itertools.pairwise(ordered):
             if a.value is not None and b.value is not None:  # a null breaks the line
-                (ax0, ay0), (ax1, ay1) = to_px((xs[id(a)], a.value)), to_px((xs[id(b)], b.value))
+                (ax0, ay0), (ax1, ay1) = plot.to_pt(xs[id(a)], a.value), plot.to_pt(xs[id(b)], b.value)
                 segments.append(((ax0, ay0), (ax1, ay1)))
     markers: list[Box] = []
     for point in panel.points:
         if point.value is not None:
-            cx, cy = to_px((xs[id(point)], point.value))
+            cx, cy = plot.to_pt(xs[id(point)], point.value)
             markers.append((cx - 3.5, cy - 3.5, cx + 3.5, cy + 3.5))
-    inside = ax.get_window_extent()
-    bounds: Box = (inside.x0 + 3, inside.y0, inside.x1 + 2, inside.y1 + 22)  # clear of the y axis
+    x0, y0, x1, y1 = plot.bounds_pt()
+    bounds: Box = (x0 + 3, y0, x1 + 2, y1 + 22)  # clear of the y axis
     placed: list[Box] = []
     for point, text in zip(panel.points, d.value_labels(panel), strict=False):
         if point.value is None or not text:
@@ -104,8 +90,8 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
         height = style.SIZE_VALUE * 1.15
         low, high = point.whisker.bounds(point.value) if point.whisker is not None else (point.value, point.value)
         x = xs[id(point)]
-        cx = to_px((x, point.value))[0]
-        y_of = {"bottom": to_px((x, high))[1], "top": to_px((x, low))[1], "center": to_px((x, point.value))[1]}
+        cx = plot.to_pt(x, point.value)[0]
+        y_of = {"bottom": plot.to_pt(x, high)[1], "top": plot.to_pt(x, low)[1], "center": plot.to_pt(x, point.value)[1]}
         best: tuple[float, int, Box] | None = None
         for order, (dx, dy, ha, va) in enumerate(_PLACES):
             x0 = cx + dx - {"center": width / 2, "right": width, "left": 0.0}[ha]
@@ -120,18 +106,7 @@ def _value_labels(ax: Axes, panel: PanelPlan, xs: dict[int, float]) -> None:
         dx, dy, ha, va = _PLACES[best[1]]
         placed.append(best[2])
         anchor = {"bottom": high, "top": low, "center": point.value}[va]
-        ax.annotate(
-            text,
-            (xs[id(point)], anchor),
-            xytext=(dx, dy),
-            textcoords="offset points",
-            ha=ha,
-            va=va,
-            fontsize=style.SIZE_VALUE,
-            color=style.INK,
-            annotation_clip=False,
-            gid=d.HALO,
-        )
+        d.value_text(plot, text, (xs[id(point)], anchor), (dx, dy), ha=ha, va=va)
 
 
 def _overlap(
@@ -204,17 +179,16 @@ def _label_px(panel: PanelPlan, xs: dict[int, float], x: float) -> float:
     return max((d.measure(t, style.SIZE_VALUE) for t in texts), default=0.0)
 
 
-def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool, labelled: bool) -> None:
-    label = panel.x_label + (" (log scale)" if log else "")
-    ax.set_xlabel(label, fontsize=style.SIZE_TICK, color=style.INK, labelpad=6)
+def _x_axis(plot: Plot, panel: PanelPlan, xs: dict[int, float], log: bool, labelled: bool) -> None:
+    plot.guides.x_title = panel.x_label + (" (log scale)" if log else "")
     if not panel.x_numeric:
-        ax.set_xlim(-0.5, len(panel.slots) - 0.5)
-        d.categories_on(ax, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
+        plot.set_xlim(-0.5, len(panel.slots) - 0.5)
+        d.categories_on(plot, "x", list(range(len(panel.slots))), ["\n".join(s.lines) for s in panel.slots])
         return
     values = sorted(set(xs.values()))
     # 5% of the axis each side; more where the last tick label would overhang the figure, or
     # where a value label centred over the first or last point would cross the axis.
-    axes_px = ax.get_window_extent().width * style.PX_PER_PT
+    axes_px = plot.width
     last = d.measure(style.display_number(_authored(values[-1], panel)), style.SIZE_TICK)
     before, after = 0.05 * axes_px, max(0.05 * axes_px, last / 2 - style.PAD_X + 6)
     if labelled:
@@ -222,20 +196,18 @@ def _x_axis(ax: Axes, panel: PanelPlan, xs: dict[int, float], log: bool, labelle
         after = max(after, _label_px(panel, xs, values[-1]) / 2 + 4)
     if log:
         low, high = d.padded_limits(math.log2(values[0]), math.log2(values[-1]), axes_px, before, after)
-        ax.set_xlim(2**low, 2**high)
+        plot.set_xlim(2**low, 2**high, log=True)
     else:
-        ax.set_xlim(*d.padded_limits(values[0], values[-1], axes_px, before, after))
-    shown = _spaced(ax, values)
-    ax.set_xticks(shown, [style.display_number(_authored(v, panel)) for v in shown])
-    ax.xaxis.set_minor_locator(d.NullLocator())
+        plot.set_xlim(*d.padded_limits(values[0], values[-1], axes_px, before, after))
+    plot.guides.x_ticks = tuple((v, style.display_number(_authored(v, panel))) for v in _spaced(plot, values))
 
 
-def _spaced(ax: Axes, values: list[float]) -> list[float]:
+def _spaced(plot: Plot, values: list[float]) -> list[float]:
     """The x values whose tick labels do not overlap, keeping the first and the last."""
     kept: list[float] = []
     right_edge = -math.inf
     for value in values:
-        px = ax.transData.transform((value, 0))[0]
+        px = plot.x_pt(value)
         half = d.measure(style.display_number(value), style.SIZE_TICK) / 2 * (72 / 96)
         if px - half >= right_edge + 6:
             kept.append(value)

@@ -11,62 +11,40 @@ from ..model import LegendItem, PanelPlan, Point
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Plot, Sheet
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
-    ax, width = d.horizontal_axes(fig, frame, panel)
+def draw(sheet: Sheet, panel: PanelPlan) -> None:
+    plot, width = d.horizontal_plot(sheet, panel)
     low, high = d.extent(panel.points, include_zero=False, references=panel.references)
     reported = [p for p in panel.points if p.value is not None or p.observations]
-    ax.set_xlim(*d.padded_limits(low, high, width, 16, 16))
+    plot.set_xlim(*d.padded_limits(low, high, width, 16, 16))
     for index, y in d.stacked(panel):
         point = panel.points[index]
         if point.value is None and not point.observations:
-            d.not_reported(ax, ax.get_xlim()[0], y, horizontal=True)
+            d.not_reported(plot, plot.xlim[0], y, horizontal=True)
         else:
-            _point(ax, panel, point, y)
-    d.reference_lines(ax, panel, horizontal=True)
+            _point(plot, panel, point, y)
+    d.reference_lines(plot, panel, horizontal=True)
     if not reported:
-        ax.set_xticks([])
+        plot.guides.value_axis = None
 
 
-def _point(ax: Axes, panel: PanelPlan, point: Point, y: float) -> None:
+def _point(plot: Plot, panel: PanelPlan, point: Point, y: float) -> None:
     color = d.series_color(panel, point)
     if point.whisker is not None:
         low, high = point.whisker.bounds(point.value if point.value is not None else 0)
-        ax.plot([low, high], [y, y], color=color, linewidth=2.2, solid_capstyle="butt", zorder=2)
-        ax.plot(
-            [low, high], [y, y], linestyle="none", marker="|", markersize=10, markeredgewidth=2.2, color=color, zorder=2
-        )
+        plot.line([low, high], [y, y], color=color, linewidth=2.2, marker="|", markersize=10, markeredgewidth=2.2,
+                  zorder=2)
     if point.observations:
-        ax.plot(
-            list(point.observations),
-            [y] * len(point.observations),
-            linestyle="none",
-            marker="o",
-            markersize=6.5,
-            markerfacecolor="white",
-            markeredgecolor=color if panel.series else style.INK,
-            markeredgewidth=1.2,
-            alpha=0.9,
-            zorder=3,
-        )
+        plot.line(list(point.observations), [y] * len(point.observations), linestyle="none", marker="o",
+                  markersize=6.5, markerfacecolor="white", markeredgecolor=color if panel.series else style.INK,
+                  markeredgewidth=1.2, alpha=0.9, zorder=3)
     if point.median is not None:
-        ax.plot(
-            [point.median],
-            [y],
-            linestyle="none",
-            marker="|",
-            markersize=15,
-            markeredgewidth=2.4,
-            color=style.INK,
-            zorder=4,
-        )
+        plot.line([point.median], [y], linestyle="none", marker="|", markersize=15, markeredgewidth=2.4,
+                  color=style.INK, zorder=4)
     if point.value is not None:
-        ax.plot([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=4)
+        plot.line([point.value], [y], linestyle="none", marker="o", markersize=7, color=style.INK, zorder=4)
 
 
 def legend(given: LegendInput) -> tuple[LegendItem, ...]:

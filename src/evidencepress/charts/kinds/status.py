@@ -16,10 +16,7 @@ from ..model import LegendItem, PanelPlan, Point, Slot
 from . import Kind, LegendInput
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
-    from matplotlib.figure import Figure
-
-    from ..draw.common import Frame
+    from ..draw.surface import Plot, Sheet
 
 CELL_PAD = layout.STATUS_PAD
 COLUMN_GAP = layout.STATUS_GAP
@@ -68,54 +65,42 @@ def _bold(point: Point) -> bool:
     return style.bold_tone(point.tone)
 
 
-def draw(fig: Figure, frame: Frame, panel: PanelPlan) -> None:
+def draw(sheet: Sheet, panel: PanelPlan) -> None:
     box = panel.box
     columns = panel.columns or ("",)
-    left = style.PAD_X + frame.label_px
-    where = layout.canvas(frame.width)
+    left = style.PAD_X + sheet.label_px
+    where = layout.canvas(sheet.width)
     heads = header_lines(panel, where)
     widths = [max(w, max((style.text_px(line, style.SIZE_TICK, bold=True) for line in h), default=0) + 4)
               for w, h in zip(column_widths(panel, where), heads + [()] * (len(columns) - len(heads)), strict=False)]
-    width = min(sum(widths) + COLUMN_GAP * (len(columns) - 1), frame.width - style.PAD_X - left)
-    ax = d.add_axes(fig, frame, left, box.plot_top, width, box.plot_height)
-    ax.set_xlim(0, width)
-    ax.set_ylim(box.plot_height, 0)
-    ax.spines["bottom"].set_visible(False)
-    ax.spines["left"].set_visible(False)
-    ax.set_xticks([])
-    ax.set_facecolor("none")
-    d.categories_on(ax, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
+    width = min(sum(widths) + COLUMN_GAP * (len(columns) - 1), sheet.width - style.PAD_X - left)
+    plot = d.Plot(sheet, left, box.plot_top, width, box.plot_height)
+    plot.set_xlim(0, width)
+    plot.set_ylim(box.plot_height, 0)
+    plot.guides.spines = ()
+    d.categories_on(plot, "y", [s.start + s.size / 2 for s in panel.slots], ["\n".join(s.lines) for s in panel.slots])
     starts = [sum(widths[:i]) + COLUMN_GAP * i for i in range(len(columns))]
     for slot in panel.slots:
-        _row_rule(ax, slot, width, frame.label_px)
+        _row_rule(plot, slot, width, sheet.label_px)
         for index in slot.points:
             point = panel.points[index]
             column = _column(panel, point)
-            _cell(ax, point, starts[column], widths[column], slot.start + 4, slot.size - 8)
+            _cell(plot, point, starts[column], widths[column], slot.start + 4, slot.size - 8)
     for number, lines in enumerate(heads):
-        fig.text(
-            frame.x(left + starts[number] + CELL_PAD),
-            frame.y(box.plot_top - 6),
-            "\n".join(lines),
-            ha="left",
-            va="bottom",
-            fontsize=style.SIZE_TICK,
-            fontweight="bold",
-            color=style.INK,
-            linespacing=1.25,
-        )
-    d.source_headers(fig, frame, panel)
+        sheet.text(left + starts[number] + CELL_PAD, box.plot_top - 6, "\n".join(lines), ha="left", va="bottom",
+                   fontsize=style.SIZE_TICK, fontweight="bold", color=style.INK, linespacing=1.25)
+    d.source_headers(sheet, panel)
 
 
-def _row_rule(ax: Axes, slot: Slot, width: float, label_px: float) -> None:
+def _row_rule(plot: Plot, slot: Slot, width: float, label_px: float) -> None:
     y = slot.start + slot.size
-    ax.plot([-label_px, width], [y, y], color=style.GRID, linewidth=0.8, clip_on=False, zorder=0)
+    plot.line([-label_px, width], [y, y], color=style.GRID, linewidth=0.8, zorder=0)
 
 
-def _cell(ax: Axes, point: Point, left: float, width: float, top: float, height: float) -> None:
+def _cell(plot: Plot, point: Point, left: float, width: float, top: float, height: float) -> None:
     tone = point.tone or "neutral"
     missing = tone == "missing"
-    ax.add_patch(
+    plot.add(
         d.FancyBboxPatch(
             (left + 1, top),
             width - 2,
@@ -125,9 +110,10 @@ def _cell(ax: Axes, point: Point, left: float, width: float, top: float, height:
             edgecolor=style.TONE_EDGE[tone],
             linewidth=1.0,
             linestyle=(0, (3, 2)) if missing else "solid",
+            transform=plot.data,
         )
     )
-    ax.text(
+    plot.text(
         left + CELL_PAD,
         top + height / 2,
         "\n".join(style.wrap(badge_text(point), width - 2 * CELL_PAD, style.SIZE_VALUE, bold=_bold(point))),

@@ -561,12 +561,12 @@ def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(
         cached: Path, reference: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
     """/data/ (143 MB for 5,000 articles) and the listings were made again for an edit of a sentence
     (issue 27); an edit of the data or of a title makes them again."""
-    from evidencepress.build import render
+    from evidencepress.build import sitewide
 
     results, home = cached / "_site/data/results.json", cached / "_site/index.html"
     made: list[str] = []
-    monkeypatch.setattr(render, "data_files", lambda *args: made.append("data") or data_files(*args))
-    monkeypatch.setattr(render, "render_listing", lambda *args: made.append("listing") or render_listing(*args))
+    monkeypatch.setattr(sitewide, "data_files", lambda *args: made.append("data") or data_files(*args))
+    monkeypatch.setattr(sitewide, "render_listing", lambda *args: made.append("listing") or render_listing(*args))
     aged()
     build(cached)  # a replay: the files written last get their signatures
     expected = beta_edited(cached, reference)  # the text of an article, not its data

@@ -13,9 +13,8 @@ steps one after the other, for the dev server and ``diff``.
 from __future__ import annotations
 
 import functools
-import hashlib
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, Template
@@ -23,7 +22,6 @@ from jinja2 import Environment, Template
 from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
 from ..cache.pages import article_key, citing_key, record_key
-from ..core import jsontext
 from ..core.diagnostics import Problem
 from ..core.forking import ordered_map
 from ..core.options import BuildOptions, StageProgress
@@ -34,13 +32,10 @@ from ..output.article import (
     navigation,
     neighbours,
     render_article,
-    render_listing,
     static_files,
     template_folder,
 )
-from ..output.data import catalog_document, data_files
 from ..output.dataindex import data_index_entries, render_data_index
-from ..output.datapackage import Measured
 from ..output.exports import snapshot_context, snapshot_json
 from ..output.feeds import feed_files
 from ..output.gaps import gap_files
@@ -55,21 +50,20 @@ from ..output.generated import (
 )
 from ..output.history import history_files
 from ..output.search import IndexerRun, SearchIndex, SearchIndexer, pagefind_version
-from ..output.searchshards import ShardedSearch, shard_count, shard_members
+from ..output.searchshards import ShardedSearch, shard_members
 from ..output.writer import MARKER, MARKER_TEXT, FileSink, MemoryFiles
-from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL, Listing
+from ..site.index import COMMUNITY_URL, DATA_URL, EXPLORE_URL, SCHEMA_URL, SEARCH_URL
 from .draw import Drawings, draw_charts, drawing_folder
 from .plan import SitePlan
 from .rendered import (
     SNAPSHOT_ENTRY,
-    LinkedFiles,
     PageSinks,
     RenderedPage,
-    link_all,
     put_cached,
     put_rendered,
     save_rendered,
 )
+from .sitewide import data_files_key, listing_files, listing_key, put_data_files, put_linked
 
 SearchRun = ShardedSearch | IndexerRun
 
@@ -130,9 +124,9 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
         progress("rendering pages", 0, len(plan.pages) + len(plan.index.records))
     record_keys, article_keys = _render_keys(site, plan, drawings)
     urls = [record.url for record in plan.index.records] + [page.url for page in plan.pages]
-    search.plan(_shard_keys({url.lstrip("/") + "index.html": key
-                             for url, key in zip(urls, record_keys + article_keys, strict=True)},
-                            plan.config.language))
+    keyed = {url.lstrip("/") + "index.html": key for url, key in zip(urls, record_keys + article_keys, strict=True)}
+    members = shard_members(sorted(keyed))
+    search.plan(members, _shard_keys(members, keyed, plan.config.language))
     sinks = PageSinks(files, exports, search)
     store = rendered if rendered is not None else Store(None)
     for number, page in enumerate(_pages(site, plan, options, drawings, store, record_keys, article_keys), start=1):
@@ -152,18 +146,18 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
-        _put_linked(files, rendered, "listing " + _listing_key(site, listing),
-                    functools.partial(_listing_files, site, listing))
+        put_linked(files, rendered, "listing " + listing_key(site.context_key, ctx.index, listing),
+                   functools.partial(listing_files, env, ctx, listing))
     _put(files, None, COMMUNITY_URL, render_community(env, ctx))
     _put(files, None, EXPLORE_URL, render_explore(env, ctx))
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
-    data_key = _data_key(site, plan)
-    sizes = _put_data_files(plan, files, rendered, data_key)  # of each file of /data/, as written: for its index
+    data_key = data_files_key(site.context_key, plan)
+    sizes = put_data_files(plan, files, rendered, data_key)  # of each file of /data/, as written: for its index
     _put(files, None, "/", feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
-    gaps = _put_linked(files, rendered, "gaps " + data_key, lambda: gap_files(env, ctx))
+    gaps = put_linked(files, rendered, "gaps " + data_key, lambda: gap_files(env, ctx))
     sizes |= {rel.removeprefix(DATA_URL.lstrip("/")): size for rel, size in gaps.items()
               if rel.startswith(DATA_URL.lstrip("/"))}
     _put(files, None, DATA_URL, render_data_index(env, ctx, data_index_entries(sizes, plan.static)))
@@ -172,65 +166,6 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     _put(files, None, "/", {MARKER: MARKER_TEXT})
     _put(files, None, "/static/", static_files(template_folder(options.root)))
     _put(files, None, "/schema/", dict(plan.schemas.published))
-
-
-def _data_key(site: Renderer, plan: SitePlan) -> str:
-    """What /data/ and /gaps/ are made of: every page's facts and states, the catalog (titles,
-    summaries, dates and URLs of pages and records), the configuration, templates and schemas; not
-    the pages' prose."""
-    index = plan.index
-    catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
-    return key_of("data files", site.context_key, plan.schemas.fingerprint, catalog.hexdigest(),
-                  repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
-
-
-def _listing_files(site: Renderer, listing: Listing) -> dict[str, bytes]:
-    """A listing's files by site path relative to the root."""
-    return {listing.url.lstrip("/") + name: data for name, data in render_listing(site.env, listing, site.ctx).items()}
-
-
-def _listing_key(site: Renderer, listing: Listing) -> str:
-    """What a listing shows: its own fields, and of each article its URL, front matter and what
-    the site index says of it (figures, section, records, metrics, facets); not its prose."""
-    shown = [(entry.page.url, entry.page.front, [(field.name, getattr(entry, field.name))
-                                                 for field in fields(entry) if field.name != "page"])
-             for entry in listing.entries + listing.more]
-    return key_of(site.context_key, listing.url, listing.heading, listing.intro, repr(listing.sections),
-                  repr(site.ctx.index.totals), repr(shown))
-
-
-def _put_data_files(plan: SitePlan, files: FileSink, rendered: Store | None, key: str) -> dict[str, int]:
-    """The files of /data/ (the size of each, by name): linked from the output this one replaces
-    when what they are made of (``key``: ``_data_key``) is unchanged (``rendered``: the cache that
-    says; None: made anew)."""
-    folder = DATA_URL.lstrip("/")
-    linked = rendered.load("data " + key) if rendered is not None else None
-    if isinstance(linked, LinkedFiles) and link_all(files, folder, linked):
-        return {name: size for name, _, size in linked.files}
-    made = []
-    for name, chunks in data_files(plan.index, plan.config, plan.schemas):
-        measured = Measured(chunks)
-        files.put_chunks(folder + name, iter(measured))
-        made.append((name, measured.digest().sha256, measured.digest().size))
-    if rendered is not None:
-        rendered.save("data " + key, LinkedFiles(tuple(made)))
-    return {name: size for name, _, size in made}
-
-
-def _put_linked(files: FileSink, rendered: Store | None, key: str,
-                make: Callable[[], dict[str, bytes]]) -> dict[str, int]:
-    """Files by site path relative to the root (the size of each): linked from the output this one
-    replaces when the cache says ``key`` made them, else made (``make``) and put."""
-    linked = rendered.load(key) if rendered is not None else None
-    if isinstance(linked, LinkedFiles) and link_all(files, "", linked):
-        return {name: size for name, _, size in linked.files}
-    made = make()
-    digests = {rel: hashlib.sha256(data).digest() for rel, data in made.items()}
-    for rel, data in made.items():
-        files.put(rel, data, digests[rel])
-    if rendered is not None:
-        rendered.save(key, LinkedFiles(tuple((rel, digests[rel].hex(), len(data)) for rel, data in made.items())))
-    return {rel: len(data) for rel, data in made.items()}
 
 
 def render_search_page(site: Renderer, files: FileSink, index: SearchIndex) -> list[Problem]:
@@ -264,13 +199,12 @@ def _render_keys(site: Renderer, plan: SitePlan, drawings: Drawings) -> tuple[li
     return record_keys, keys
 
 
-def _shard_keys(pages: Mapping[str, str], language: str) -> list[str]:
+def _shard_keys(members: list[list[str]], pages: Mapping[str, str], language: str) -> list[str]:
     """The key of each shard of the search index (``output.searchshards``): of its pages' paths and
     keys (``pages``), the language, Pagefind's version and the code."""
-    shards = shard_count(len(pages))
-    fixed = ("search shard", str(shards), language, pagefind_version(), code_fingerprint())
-    return ["search " + key_of(*fixed, str(number), *(part for rel in members for part in (rel, pages[rel])))
-            for number, members in enumerate(shard_members(sorted(pages), shards))]
+    fixed = ("search shard", str(len(members)), language, pagefind_version(), code_fingerprint())
+    return ["search " + key_of(*fixed, str(number), *(part for rel in shard for part in (rel, pages[rel])))
+            for number, shard in enumerate(members)]
 
 
 @dataclass(frozen=True)

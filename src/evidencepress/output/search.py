@@ -154,7 +154,7 @@ class IndexerRun:
     def add(self, rel: str, data: bytes) -> None:
         self.pages[rel] = data
 
-    def plan(self, keys: Sequence[str]) -> None:
+    def plan(self, members: Sequence[Sequence[str]], keys: Sequence[str]) -> None:
         """Nothing to plan: the indexer is handed every page."""
 
     def start(self) -> None:

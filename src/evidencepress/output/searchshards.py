@@ -24,6 +24,7 @@ from .search import PagefindRun, SearchIndex
 
 SHARD_PAGES = 500  # the pages of a shard, about (a module constant: the tests make it small)
 SHARD_FOLDER = "shard-{number}/"
+RECORDS_FOLDER = "community/"  # where the record pages are
 # What a merged shard needs of its bundle: the entry, the metadata, the word index, the fragments
 # and filters. Pagefind's scripts, styles and WebAssembly are the first shard's.
 _INDEX_FOLDERS = ("index/", "fragment/", "filter/")
@@ -46,15 +47,26 @@ def shard_count(pages: int) -> int:
 
 
 def shard_of(rel: str, shards: int) -> int:
-    """The shard of the page at ``rel`` (its index.html's path in the site)."""
+    """The shard of the page at ``rel`` (its index.html's path in the site), of ``shards``."""
     return int.from_bytes(hashlib.sha256(rel.encode("utf-8", "surrogatepass")).digest()[:8], "big") % shards
 
 
-def shard_members(rels: Iterable[str], shards: int) -> list[list[str]]:
-    """The paths of each shard's pages, in the order given."""
-    members: list[list[str]] = [[] for _ in range(shards)]
-    for rel in rels:
-        members[shard_of(rel, shards)].append(rel)
+def shard_members(rels: Iterable[str]) -> list[list[str]]:
+    """The paths of each shard's pages, in the order given. Up to SHARD_PAGES pages are one shard;
+    a larger site's articles and record pages are in shards apart (a record page cited by thousands
+    of articles is large, and an article's edit then leaves its shard alone)."""
+    given = list(rels)
+    if len(given) <= SHARD_PAGES:
+        return [given]
+    records = [rel for rel in given if rel.startswith(RECORDS_FOLDER)]
+    others = [rel for rel in given if not rel.startswith(RECORDS_FOLDER)]
+    members: list[list[str]] = []
+    for group in (others, records):
+        shards = shard_count(len(group)) if group else 0
+        found: list[list[str]] = [[] for _ in range(shards)]
+        for rel in group:
+            found[shard_of(rel, shards)].append(rel)
+        members += found
     return members
 
 
@@ -68,6 +80,7 @@ class ShardedSearch:
         self.language = language
         self._store = store
         self._keys: list[str] = [""]
+        self._shards: dict[str, int] = {}  # each page's shard, by path (none planned: the first)
         self._cached: dict[int, Mapping[str, bytes]] = {}
         self._runs: dict[int, PagefindRun] = {}
 
@@ -78,9 +91,10 @@ class ShardedSearch:
         for run in self._runs.values():
             run.__exit__(*exc_info)
 
-    def plan(self, keys: Sequence[str]) -> None:
-        """Each shard's key (``shard_count`` of them: see the module's docstring), before any page is added."""
+    def plan(self, members: Sequence[Sequence[str]], keys: Sequence[str]) -> None:
+        """Each shard's pages (``shard_members``) and key (see the module's docstring), before any page is added."""
         self._keys = list(keys)
+        self._shards = {rel: number for number, shard in enumerate(members) for rel in shard}
         if self._store is None:
             return
         for number, key in enumerate(self._keys):
@@ -90,10 +104,10 @@ class ShardedSearch:
 
     def wants(self, rel: str) -> bool:
         """Is the page at ``rel`` of a shard indexed now (not read back from the store)?"""
-        return shard_of(rel, len(self._keys)) not in self._cached
+        return self._shards.get(rel, 0) not in self._cached
 
     def add(self, rel: str, data: bytes) -> None:
-        number = shard_of(rel, len(self._keys))
+        number = self._shards.get(rel, 0)
         if number in self._cached:
             return
         if number not in self._runs:
@@ -141,12 +155,12 @@ def index_in_shards(pages: Mapping[str, bytes], language: str, kept: dict[str, M
     """The index of ``pages`` (HTML by path) at once, in shards; ``kept``: the bundles of earlier
     calls by their shard's key (of its pages' bytes), reused where a shard's pages are the same and
     left holding this call's (the dev server's index, made again in the background after each edit)."""
-    shards = shard_count(len(pages))
-    keys = [_bytes_key(language, shards, number, [(rel, pages[rel]) for rel in members])
-            for number, members in enumerate(shard_members(sorted(pages), shards))]
+    members = shard_members(sorted(pages))
+    keys = [_bytes_key(language, len(members), number, [(rel, pages[rel]) for rel in shard])
+            for number, shard in enumerate(members)]
     store = _MemoryShards(kept)
     with ShardedSearch(language, store) as search:
-        search.plan(keys)
+        search.plan(members, keys)
         for rel in sorted(pages):
             search.add(rel, pages[rel])
         search.start()

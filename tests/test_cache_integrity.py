@@ -587,3 +587,15 @@ def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(
         build(fresh, "--no-cache")
         assert published(cached) == published(fresh)
     assert b"40.5" in results.read_bytes() and b"Beta, renamed" in home.read_bytes()
+
+
+def test_a_second_save_of_the_book_with_nothing_asked_forgets_nothing(tmp_path: Path) -> None:
+    """A build commits its caches twice: the second save of the vault's book wiped it."""
+    document = tmp_path / "document"
+    document.write_bytes(b"lines")
+    aged()
+    book = filestate.DigestBook(tmp_path / "book")
+    book.digest(str(document))
+    book.save()
+    book.save()
+    assert str(document) in filestate._load(tmp_path / "book")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import socket
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,35 @@ def test_a_flipped_byte_in_the_vault_is_an_error(tmp_path: Path) -> None:
     assert states == {}  # the build stops at the error
     result_ = CliRunner().invoke(main, ["check", "--root", str(root)])
     assert result_.exit_code == 1
+
+
+def test_the_vault_is_read_only_where_a_document_changed_and_a_same_size_edit_shows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each build read and hashed every vault document (5,000 of them: 2 s of each edit, issue 27).
+    A book of digests, kept at the build's commit, vouches for the unchanged ones by their stat; a
+    same-size edit with its modification time put back changes its ctime, and is read."""
+    import time
+
+    from evidencepress.core import filestate
+
+    root = site(tmp_path, cited("A", "42.5", 3))
+    stored = root / "sources" / DIGEST
+    time.sleep(filestate.RACY_NS / 1e9 + 0.05)  # older than the racy window, as after any real save
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    read: list[str] = []
+    real = filestate.file_sha256
+    monkeypatch.setattr(filestate, "file_sha256", lambda path: read.append(path) or real(path))
+    page = root / "content/guides/a.md"
+    page.write_text(page.read_text() + "\nMore text.\n")
+    assert CliRunner().invoke(main, ["build", "--root", str(root)]).exit_code == 0
+    assert str(stored) not in read
+    status = stored.stat()
+    data = bytearray(stored.read_bytes())
+    data[20] ^= 0x01
+    stored.write_bytes(bytes(data))
+    os.utime(stored, ns=(status.st_atime_ns, status.st_mtime_ns))
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root)])
+    assert outcome.exit_code == 1 and f"sources/{DIGEST}: error: the document's sha256 is" in outcome.output
 
 
 def test_a_dropped_trailing_zero_is_a_literal_mismatch(tmp_path: Path) -> None:

@@ -136,7 +136,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
     page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
-    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages, store, page_keys)
+    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages, caches, page_keys)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
     index = index_site(pages, prose, config, table_spec(schemas), facts, result_states(source_states))
     exports_history = read_export_history(root)
@@ -157,14 +157,15 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
                     source_states, history), problems
 
 
-def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], store: Store,
+def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches: Caches,
                       page_keys: Mapping[str, str]) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
-    """The vault, read and hashed again on every run (never cached: a changed byte must show), and
-    each page's reported results looked up on the lines they cite: read back from ``store`` (the
-    page cache) under the page's key and the digests of the documents it cites that the vault
-    holds. Documents missing from the vault are noted when the site has set verification up: its
-    vault folder exists or site.toml names it."""
-    vault, problems = read_vault(root, config.vault)
+    """The vault, each document's digest checked on every run (by a stat its book vouches for, else
+    read and hashed: a changed byte must show), and each page's reported results looked up on the
+    lines they cite: read back from the page cache under the page's key and the digests of the
+    documents it cites that the vault holds. Documents missing from the vault are noted when the
+    site has set verification up: its vault folder exists or site.toml names it."""
+    store = caches.pages
+    vault, problems = read_vault(root, config.vault, caches.vault)
     verified: dict[str, PageVerification] = {}
     for page in pages:
         held = sorted({claim.digest for claim in page.source_claims} & vault.documents.keys())

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.diagnostics import Location, Problem, note, shown_path
+from ..core.filestate import DigestBook
 from .store import Store, evict_oldest, prune_store
 
 __all__ = [
@@ -48,6 +49,7 @@ PAGES = "pages.sqlite"
 RENDERED = "rendered.sqlite"
 CHARTS = "charts"
 BUILDS = "builds"
+VAULT_DIGESTS = "vault-digests"  # the vault documents' digests (``core.filestate.DigestBook``)
 STORES = (PAGES, RENDERED)  # databases; the others are folders of files
 BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20, BUILDS: 64 << 20}  # bytes of entries per cache
 DISCARD_HINT = ("nothing of them was published; a cache copied from another machine or user is made again "
@@ -85,6 +87,8 @@ class Caches:
     # The validated pages of the last run by key, as read or made: a dev server, which keeps its
     # caches across rebuilds, does not read and unpickle every page again for each edit.
     outcomes: dict[str, object] = field(default_factory=dict)
+    # The vault documents' digests, vouched for by their stat signatures (saved at commit).
+    vault: DigestBook = field(default_factory=lambda: DigestBook(None))
 
     def discard_notes(self, root: Path, records: Sequence[Path] = ()) -> list[Problem]:
         """A note per cache that held entries whose seal did not hold (``core.seal``): they were
@@ -104,6 +108,7 @@ class Caches:
     def commit(self) -> None:
         self.pages.commit()
         self.rendered.commit()
+        self.vault.save()
 
     def rollback(self) -> None:
         self.pages.rollback()
@@ -123,7 +128,8 @@ def _discarded(count: int) -> str:
 def open_caches(root: Path | None) -> Caches:
     """The caches under ``root`` (``.cache/``); None keeps them in memory only (``--no-cache``).
     Nothing is opened or created here."""
-    return Caches(Store(root / PAGES if root else None), Store(root / RENDERED if root else None))
+    return Caches(Store(root / PAGES if root else None), Store(root / RENDERED if root else None),
+                  vault=DigestBook(root / VAULT_DIGESTS if root else None))
 
 
 def prune_caches(root: Path, used_since: float | None = None) -> None:

@@ -48,7 +48,7 @@ class DigestBook:
     """The sha256 of files by path, each with the signature that vouches for it, kept between runs in
     a sealed file (``path``; None: this process only). ``digest`` reads a file only when the book
     has no signature for it or the file's signature is another; ``save`` writes the entries of the
-    files asked for since the last save (a removed file's entry goes)."""
+    files asked for since the last save that asked for any (a removed file's entry goes)."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -74,8 +74,9 @@ class DigestBook:
         return digest
 
     def save(self) -> None:
-        """Write the book when it changed (best effort: it only saves time)."""
-        gone = self._entries.keys() - self._asked
+        """Write the book when it changed (best effort: it only saves time). A save with nothing
+        asked for since the last one (a second commit of a build) forgets nothing."""
+        gone = self._entries.keys() - self._asked if self._asked else set()
         self._asked = set()
         for path in gone:
             del self._entries[path]

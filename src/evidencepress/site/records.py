@@ -9,6 +9,7 @@ results are split into those every result shares and those that vary.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -71,11 +72,11 @@ class Record:
     def url(self) -> str:
         return record_url(self.id)
 
-    @property
+    @functools.cached_property  # a record cited by thousands of articles has tens of thousands of results
     def results(self) -> tuple[ReportedResult, ...]:
         return tuple(result for citation in self.citations for result in citation.results)
 
-    @property
+    @functools.cached_property
     def facets(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
         return facets(self.results)
 
@@ -161,7 +162,8 @@ def derived_title(citations: Sequence[Citation]) -> str:
 def derived_summary(citations: Sequence[Citation]) -> str:
     """One sentence on what a record measured: how many results of which metrics, from whose sources."""
     results = [result for citation in citations for result in citation.results]
-    metrics = tuple(dict.fromkeys(in_words(r.metric) for r in results if isinstance(r.metric, str)))
+    metrics = tuple(dict.fromkeys(in_words(metric) for metric in dict.fromkeys(r.metric for r in results)
+                                  if isinstance(metric, str)))
     noun = "result" if len(results) == 1 else "results"
     text = f"{len(results)} reported {noun}"
     if metrics:

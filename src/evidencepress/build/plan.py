@@ -164,18 +164,21 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     lines they cite: read back from the page cache under the page's key and the digests of the
     documents it cites that the vault holds. Documents missing from the vault are noted when the
     site has set verification up: its vault folder exists or site.toml names it."""
-    store = caches.pages
+    store, memo = caches.pages, caches.verified
     vault, problems = read_vault(root, config.vault, caches.vault)
     verified: dict[str, PageVerification] = {}
+    keys: list[str] = []
     for page in pages:
         held = sorted({claim.digest for claim in page.source_claims} & vault.documents.keys())
-        key = "verified " + key_of(page_keys[page.url], vault.folder, *held)
-        found = store.load(key)
+        keys.append("verified " + key_of(page_keys[page.url], vault.folder, *held))
+        found = memo.get(keys[-1]) or store.load(keys[-1])
         if not isinstance(found, PageVerification):
             found = verify_page(page.source_claims, {digest: vault.lines(digest) or () for digest in held},
                                 vault.folder)
-            store.save(key, found)
+            store.save(keys[-1], found)
         verified[page.url] = found
+    memo.clear()  # a dev server's next rebuild takes them from here
+    memo.update(zip(keys, verified.values(), strict=True))
     states, verify_problems = verified_states(verified, vault.folder, vault.exists or config.sources is not None)
     return states, problems + verify_problems
 

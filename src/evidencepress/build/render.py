@@ -148,14 +148,15 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     for listing in plan.index.listings:
         put_linked(files, rendered, "listing " + listing_key(site.context_key, ctx.index, listing),
                    functools.partial(listing_files, env, ctx, listing))
-    _put(files, None, COMMUNITY_URL, render_community(env, ctx))
+    data_key = data_files_key(site.context_key, plan)  # of what the records, the data and the feeds show
+    put_linked(files, rendered, "community " + data_key,
+               lambda: {COMMUNITY_URL.lstrip("/") + name: data for name, data in render_community(env, ctx).items()})
     _put(files, None, EXPLORE_URL, render_explore(env, ctx))
     schemas = tuple((name, plan.schemas.documents[name]) for name, _ in plan.schemas.published)
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
-    data_key = data_files_key(site.context_key, plan)
     sizes = put_data_files(plan, files, rendered, data_key)  # of each file of /data/, as written: for its index
-    _put(files, None, "/", feed_files(plan.index, plan.config))
+    put_linked(files, rendered, "feeds " + data_key, lambda: feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
     gaps = put_linked(files, rendered, "gaps " + data_key, lambda: gap_files(env, ctx))
     sizes |= {rel.removeprefix(DATA_URL.lstrip("/")): size for rel, size in gaps.items()

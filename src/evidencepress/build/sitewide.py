@@ -1,8 +1,9 @@
-"""Site-wide files kept by what they are made of: the listings, /data/ and /gaps/.
+"""Site-wide files kept by what they are made of: the listings, /community/, /data/, /gaps/, the feeds.
 
 Each is kept in the rendered cache as the name, sha256 and size of its files
-(``rendered.LinkedFiles``) under a key of what it shows — for /data/ and /gaps/
-every page's facts and states, the catalog and the configuration; for a
+(``rendered.LinkedFiles``) under a key of what it shows — for /community/,
+/data/, /gaps/ and the feeds every page's facts and states, the catalog (the
+titles, summaries, dates and URLs of pages and records) and the configuration; for a
 listing, its articles' front matter and index figures — never the pages'
 prose. When the key is found and the output a build replaces holds those files,
 they are linked (or kept) without being made; else they are made and put.
@@ -28,7 +29,7 @@ from .rendered import LinkedFiles, link_all
 
 
 def data_files_key(context: str, plan: SitePlan) -> str:
-    """What /data/ and /gaps/ are made of: every page's facts and states, the catalog (titles,
+    """What /community/, /data/, /gaps/ and the feeds are made of: every page's facts and states, the catalog (titles,
     summaries, dates and URLs of pages and records), the configuration, templates and schemas; not
     the pages' prose."""
     index = plan.index

@@ -87,6 +87,7 @@ class Caches:
     # The validated pages of the last run by key, as read or made: a dev server, which keeps its
     # caches across rebuilds, does not read and unpickle every page again for each edit.
     outcomes: dict[str, object] = field(default_factory=dict)
+    verified: dict[str, object] = field(default_factory=dict)  # the same for each page's verification
     # The vault documents' digests, vouched for by their stat signatures (saved at commit).
     vault: DigestBook = field(default_factory=lambda: DigestBook(None))
 

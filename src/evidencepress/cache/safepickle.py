@@ -36,14 +36,18 @@ def _admitted() -> dict[tuple[str, str], type]:
 
 class _ValuesOnly(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
-        admitted = _admitted().get((module, name))
+        admitted = _admitted().get((module, name)) or _found.get((module, name))
         if admitted is not None:
             return admitted
         if module == _PACKAGE or module.startswith(_PACKAGE + "."):
             found = super().find_class(module, name)
             if _is_value_type(found):
+                _found[(module, name)] = found  # looked up and checked once: a build loads thousands of entries
                 return found
         raise pickle.UnpicklingError(f"{module}.{name} is not a value type of the cache")
+
+
+_found: dict[tuple[str, str], type] = {}  # the package's value types found so far
 
 
 def _is_value_type(found: object) -> bool:

@@ -109,14 +109,14 @@ def test_the_csv_is_each_row_written_by_csv_writer_with_values_as_authored(value
     """Rows are written a batch at a time; the bytes are those of one csv.writer row per result, each
     cell ``csv_cell`` of its value (numbers as authored, null empty, lists and objects as JSON), made
     inert for a spreadsheet (``inert_cell``)."""
-    columns = ("page", "a", "b")
-    table = dataset.ResultTable(columns, tuple(dataset.ResultRow(str(v[0]), columns, tuple(v)) for v in values))
+    columns = ("page", "a", "b", "verification")
+    table = dataset.ResultTable(columns, tuple((str(v[0]), (tuple(v),)) for v in values))  # states: none
     expected = io.StringIO()
     writer = csv.writer(expected, lineterminator="\r\n")
     writer.writerow(columns)
-    writer.writerows([dataset.inert_cell(dataset.csv_cell(value)) for value in row] for row in values)
+    writer.writerows([*(dataset.inert_cell(dataset.csv_cell(value)) for value in row), ""] for row in values)
     assert csv_bytes(table) == expected.getvalue().encode("utf-8")
-    assert [row.texts for row in table.rows] == [[None if v is None else dataset.csv_cell(v) for v in row]
+    assert [row.texts for row in table.rows] == [[*(None if v is None else dataset.csv_cell(v) for v in row), None]
                                                   for row in values]
 
 

@@ -29,9 +29,9 @@ from .rendered import LinkedFiles, link_all
 
 
 def data_files_key(context: str, plan: SitePlan) -> str:
-    """What /community/, /data/, /gaps/ and the feeds are made of: every page's facts and states, the catalog (titles,
-    summaries, dates and URLs of pages and records), the configuration, templates and schemas; not
-    the pages' prose."""
+    """What /community/, /data/, /gaps/ and the feeds are made of: every page's facts and states,
+    the catalog (titles, summaries, dates and URLs of pages and records), the configuration,
+    templates and schemas; not the pages' prose."""
     index = plan.index
     catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
     return key_of("data files", context, plan.schemas.fingerprint, catalog.hexdigest(),

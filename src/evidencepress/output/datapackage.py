@@ -122,7 +122,7 @@ def datapackage(index: SiteIndex, config: SiteConfig, results_csv: FileDigest,
                                     ("One row per reported result of the site, page after page (RFC 4180 CSV). "
                                      "An empty cell is null: the source does not report it; a condition column's "
                                      "`not considered` is a condition the result does not carry."))]
-    if index.results.rows:  # frictionless 5.21 reads no JSON table without a row (a CSV has its header)
+    if index.results.count:  # frictionless 5.21 reads no JSON table without a row (a CSV has its header)
         document["resources"].append(_json_table(results_json, index.results.columns))
     for entry in sorted(index.entries, key=lambda entry: entry.page.url):
         url = entry.page.url

@@ -106,7 +106,10 @@ class ResultRow:
 @dataclass(frozen=True)
 class ResultTable:
     columns: tuple[str, ...]
-    rows: tuple[ResultRow, ...]  # page after page, each page's in export order
+    # Each page's rows (values in the columns but the last) by site path, page after page, each
+    # page's in export order: the ResultRows are made when asked for (``rows``), since a build whose
+    # data files are linked needs none of a site's hundred thousand.
+    pages: tuple[tuple[str, tuple[tuple[Any, ...], ...]], ...]
     # Each page's rows as CSV lines (no header), by site path, as the validating worker wrote them
     # (PageFacts.csv: ``verification`` left empty) and where each line ends: the article's index.csv
     # and the site's results.csv are made of them, with the states written in (``with_states``).
@@ -114,12 +117,24 @@ class ResultTable:
     csv_ends: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
     states: Mapping[str, Sequence[str | None]] = field(default_factory=dict)  # each page's, one per row
 
+    @functools.cached_property
+    def rows(self) -> tuple[ResultRow, ...]:
+        """Every row, page after page, with its state."""
+        return tuple(ResultRow(path, self.columns, values + (state,)) for path, rows in self.pages
+                     for values, state in zip(rows, _padded(self.states.get(path), len(rows)), strict=True))
+
+    @property
+    def count(self) -> int:
+        return sum(len(rows) for _, rows in self.pages)
+
     def rows_of(self, page: str) -> tuple[ResultRow, ...]:
-        return self._by_page.get(page, ())
+        found = self._by_page.get(page, ())
+        return tuple(ResultRow(page, self.columns, values + (state,))
+                     for values, state in zip(found, _padded(self.states.get(page), len(found)), strict=True))
 
     def only(self, pages: set[str]) -> ResultTable:
         """The rows of ``pages``, in the same order."""
-        return ResultTable(self.columns, tuple(row for row in self.rows if row.page in pages),
+        return ResultTable(self.columns, tuple(item for item in self.pages if item[0] in pages),
                            {page: text for page, text in self.page_csv.items() if page in pages},
                            self.csv_ends, self.states)
 
@@ -133,11 +148,11 @@ class ResultTable:
         return with_states(found, ends, self.states.get(page)) if verified else without_states(found, ends)
 
     @functools.cached_property
-    def _by_page(self) -> dict[str, tuple[ResultRow, ...]]:
-        grouped: dict[str, list[ResultRow]] = {}
-        for row in self.rows:
-            grouped.setdefault(row.page, []).append(row)
-        return {page: tuple(rows) for page, rows in grouped.items()}
+    def _by_page(self) -> dict[str, tuple[tuple[Any, ...], ...]]:
+        grouped: dict[str, tuple[tuple[Any, ...], ...]] = {}
+        for page, rows in self.pages:
+            grouped[page] = grouped.get(page, ()) + rows
+        return grouped
 
 
 def _unverified(row: ResultRow) -> ResultRow:
@@ -162,11 +177,8 @@ def table_of(pages: Iterable[tuple[str, tuple[tuple[Any, ...], ...]]], spec: Tab
     columns = table_columns(spec)
     known = {path: padded for path, found in (states or {}).items()
              if (padded := tuple(found))}
-    rows = tuple(ResultRow(path, columns, values + (state,))
-                 for path, rows in pages
-                 for values, state in zip(rows, _padded(known.get(path), len(rows)), strict=True))
     written = page_csv or {}
-    return ResultTable(columns, rows, {path: text for path, (text, _) in written.items()},
+    return ResultTable(columns, tuple(pages), {path: text for path, (text, _) in written.items()},
                        {path: ends for path, (_, ends) in written.items()}, known)
 
 

@@ -234,7 +234,7 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
     listings = _listings(entries, config)
     table = table_of(((page.url, found.rows) for page, found in with_found), spec,
                      {page.url: (found.csv, found.csv_ends) for page, found in with_found}, verified)
-    totals = Figures(len(table.rows), len(records), len({s.url for p in pages for s in p.front.sources}),
+    totals = Figures(table.count, len(records), len({s.url for p in pages for s in p.front.sources}),
                      sum(len(p.charts) for p in pages))
     catalog = _catalog(entries, listings, records)
     return SiteIndex(entries, listings, records, table, catalog, totals, spec,

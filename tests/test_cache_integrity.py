@@ -599,3 +599,20 @@ def test_a_second_save_of_the_book_with_nothing_asked_forgets_nothing(tmp_path: 
     book.save()
     book.save()
     assert str(document) in filestate._load(tmp_path / "book")
+
+
+def test_the_last_build_is_found_whether_the_root_was_given_relative_or_not(
+        cached: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`cd site && evidencepress build` recorded its output as "_site": a build with --root /…/site
+    found no last build, and wrote every file anew."""
+    from evidencepress.cache.buildrecord import last_outputs
+    from evidencepress.core.options import BuildOptions
+
+    monkeypatch.chdir(cached)
+    beta = cached / "content/guides/beta.md"
+    beta.write_text(beta.read_text().replace("Beta text.", "Beta text, edited."))
+    build(Path("."))
+    page = hashlib.sha256((cached / "_site/guides/beta/index.html").read_bytes()).hexdigest()
+    for root, out in ((cached, cached / "_site"), (Path("."), Path("_site"))):
+        last = last_outputs(BuildOptions(root=root), out)
+        assert last is not None and ("guides/beta/index.html", page) in [(rel, digest) for rel, digest, _ in last.files]

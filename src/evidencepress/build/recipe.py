@@ -147,7 +147,7 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     try:
         # Files go into the new folders as they are rendered; the folders are swapped in at the end.
         with (staged_folders([out, exports], options.root / JOURNAL, checkpoint, hashed=[out, exports],
-                             previous=last.vouched() if last is not None else None,
+                             previous=last.vouched(out, exports) if last is not None else None,
                              standby=_standby(options, last, out, exports)) as folders,
               drawing_folder() as drawn, search_run(None, plan.config.language, rendered) as search):
             drawings = draw_charts(plan, options, drawn, progress, caches.discarded_charts.append)
@@ -189,7 +189,7 @@ def _standby(options: BuildOptions, last: Outputs | None, out: Path, exports: Pa
         return None
     if last is None:
         return {folder: Standby(standby_folder(options.root, folder), {}) for folder in (out, exports)}
-    return last.standby(options.root)
+    return last.standby(options.root, out, exports)
 
 
 def _strict(problems: list[Problem], options: BuildOptions) -> list[Problem]:

@@ -71,14 +71,16 @@ class Outputs:
     standby_files: tuple[OutputFile, ...] = ()
     standby_exports_files: tuple[OutputFile, ...] = ()
 
-    def vouched(self) -> dict[Path, Vouched]:
-        """Each output folder's files with their digests and signatures (``StagedFolder.link``)."""
-        return {folder: _vouched(files) for folder, files in ((self.site, self.files), (self.exports, self.exports_files))}
+    def vouched(self, site: Path, exports: Path) -> dict[Path, Vouched]:
+        """The files of the site's and the exports' folders (as this run names them) with their
+        digests and signatures (``StagedFolder.link``)."""
+        return {site: _vouched(self.files), exports: _vouched(self.exports_files)}
 
-    def standby(self, root: Path) -> dict[Path, Standby]:
-        """Each output folder's standby tree: where it is kept, what its files are."""
-        return {folder: Standby(standby_folder(root, folder), _vouched(files))
-                for folder, files in ((self.site, self.standby_files), (self.exports, self.standby_exports_files))}
+    def standby(self, root: Path, site: Path, exports: Path) -> dict[Path, Standby]:
+        """Each output folder's standby tree (the folders as this run names them): where it is
+        kept, what its files are."""
+        return {site: Standby(standby_folder(root, site), _vouched(self.standby_files)),
+                exports: Standby(standby_folder(root, exports), _vouched(self.standby_exports_files))}
 
     def signed(self) -> Outputs:
         """These outputs with each file's signature as ``stat`` gives it now (none for a racy one)."""
@@ -88,7 +90,7 @@ class Outputs:
 
 def standby_folder(root: Path, target: Path) -> Path:
     """Where the standby tree of the output folder ``target`` is kept: under the site's ``.cache/``."""
-    return root / STANDBY / hashlib.sha256(os.fsencode(target.absolute())).hexdigest()[:16]
+    return root / STANDBY / hashlib.sha256(os.fsencode(target.resolve())).hexdigest()[:16]
 
 
 def _vouched(files: tuple[OutputFile, ...]) -> Vouched:
@@ -317,15 +319,20 @@ def last_outputs(options: BuildOptions, out: Path) -> Outputs | None:
         record = _record((folder / digest.decode()).read_bytes(), digest.decode()) if digest else None
     except (OSError, UnicodeDecodeError):
         return None
-    return record.outputs if record is not None and record.outputs.site == out else None
+    return record.outputs if record is not None and _same_folder(record.outputs.site, out) else None
 
 
 def _last_name(out: Path) -> str:
-    return LAST.format(folder=hashlib.sha256(os.fsencode(out)).hexdigest()[:32])
+    return LAST.format(folder=hashlib.sha256(os.fsencode(out.resolve())).hexdigest()[:32])
 
 
 def _last_key(out: Path) -> str:
-    return f"last build of {out}"
+    return f"last build of {out.resolve()}"
+
+
+def _same_folder(recorded: Path, out: Path) -> bool:
+    """The same output folder, whether either was given relative to another working folder or not."""
+    return recorded == out or recorded.resolve() == out.resolve()
 
 
 def _write_sealed(path: Path, key: str, data: bytes) -> None:
@@ -338,7 +345,7 @@ def _intact(outputs: Outputs, out: Path, root: Path) -> Outputs | None:
     """The outputs, signed anew, when the output folders hold exactly what the recorded build
     wrote — each file with its sha256, no other file — and no build was interrupted since; else
     None. A file is read only when its signature is not the recorded one (or none was)."""
-    if outputs.site != out or (root / ".cache" / "write-journal.json").exists():
+    if not _same_folder(outputs.site, out) or (root / ".cache" / "write-journal.json").exists():
         return None
     try:
         site = _intact_folder(out, outputs.files)

@@ -168,6 +168,21 @@ def test_a_page_is_verified_again_only_when_it_or_a_document_it_cites_changed(
     assert {entry["state"] for entry in envelope(root)["verification"]} == {"source-missing"}
 
 
+def test_a_document_added_to_the_vault_verifies_the_cached_page(tmp_path: Path) -> None:
+    """The page cache keeps no claims: a page read back from it is parsed again for them when a
+    document it cites enters the vault, and reads as a build without the cache reads it."""
+    root = site(tmp_path / "site", vault=False)
+    build(root)
+    assert {entry["state"] for entry in envelope(root)["verification"]} == {"source-missing"}
+    (root / "sources").mkdir()
+    (root / "sources" / DIGEST).write_bytes(DOCUMENT)
+    build(root)
+    fresh = site(tmp_path / "fresh")
+    build(fresh, "--no-cache")
+    assert envelope(root)["verification"] == envelope(fresh)["verification"]
+    assert envelope(root)["verification"][0]["state"] == "verified"
+
+
 def test_llms_txt_explains_the_states(tmp_path: Path) -> None:
     root = site(tmp_path)
     build(root)

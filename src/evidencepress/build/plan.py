@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..cache.caches import Caches, Store, key_of, open_caches
 from ..cache.pages import Outcome, load_page, page_key, save_page
+from ..checks.claims import SourceClaim, cited_documents, source_claims
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.filenames import name_collisions
 from ..checks.links import check_links
@@ -169,18 +170,27 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     verified: dict[str, PageVerification] = {}
     keys: list[str] = []
     for page in pages:
-        held = sorted({claim.digest for claim in page.source_claims} & vault.documents.keys())
+        held = sorted(cited_documents(page.export) & vault.documents.keys())
         keys.append("verified " + key_of(page_keys[page.url], vault.folder, *held))
         found = memo.get(keys[-1]) or store.load(keys[-1])
         if not isinstance(found, PageVerification):
-            found = verify_page(page.source_claims, {digest: vault.lines(digest) or () for digest in held},
-                                vault.folder)
+            found = verify_page(_claims(page), {digest: vault.lines(digest) or () for digest in held}, vault.folder)
             store.save(keys[-1], found)
         verified[page.url] = found
     memo.clear()  # a dev server's next rebuild takes them from here
     memo.update(zip(keys, verified.values(), strict=True))
     states, verify_problems = verified_states(verified, vault.folder, vault.exists or config.sources is not None)
     return states, problems + verify_problems
+
+
+def _claims(page: Page) -> tuple[SourceClaim, ...]:
+    """The page's claims on its sources: those it was validated with, or, for a page read back from
+    the page cache (which keeps none), those of its export parsed again."""
+    if page.source_claims or not cited_documents(page.export):
+        return page.source_claims
+    parsed, _ = parse_page(page.source)
+    export = parsed.export if parsed is not None else None
+    return source_claims(export.value, export.positions) if export is not None else ()
 
 
 def _as_warning(problem: Problem) -> Problem:

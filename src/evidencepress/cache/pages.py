@@ -1,4 +1,4 @@
-"""Validated pages in the page cache: stored without the text they can get back from their source.
+"""Validated pages in the page cache: stored without what they can get back from their source.
 
 A page's outcome (the validated Page, or None, and its problems) depends only
 on the file's bytes, the schemas and this package's code, which make its key.
@@ -87,9 +87,12 @@ def save_page(store: Store, key: str, data: bytes | None) -> None:
 
 
 def pickled_outcome(outcome: Outcome) -> bytes | None:
-    """An outcome as the page cache stores it: the page without its source text."""
+    """An outcome as the page cache stores it: the page without its source text, and without its
+    claims on its sources (a third of the entry: a build that verifies the page again, because a
+    document it cites changed, parses the page again for them)."""
     page = outcome.page
-    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""))) if page is not None else outcome
+    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""), source_claims=())
+                   ) if page is not None else outcome
     return safepickle.dumps(slim)
 
 

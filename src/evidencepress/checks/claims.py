@@ -82,6 +82,15 @@ def source_claims(export: Any, positions: Positions) -> tuple[SourceClaim, ...]:
     return tuple(claims)
 
 
+def cited_documents(export: Any) -> frozenset[str]:
+    """The digests of the documents the export's results and facts cite (those of its claims, and
+    perhaps more: a fact with a long text cites one but makes no claim)."""
+    if not isinstance(export, dict):
+        return frozenset()
+    return frozenset(entry["source_document_sha256"] for section in (RESULTS, FACTS)
+                     for _, entry in _entries(export, section))
+
+
 def _entries(export: dict[str, Any], section: str) -> Iterator[tuple[int, dict[str, Any]]]:
     found = export.get(section)
     for index, entry in enumerate(found if isinstance(found, list) else []):

@@ -12,6 +12,7 @@ they are the same JSON value (``8192`` and ``8192.0`` are; ``true`` and
 from __future__ import annotations
 
 import decimal
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
@@ -121,16 +122,26 @@ def canonical(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return json.dumps(value)
     if isinstance(value, (int, float)):
-        number = decimal.Decimal(jsontext.number_text(value)).normalize(EXACT)
-        return "0" if number.is_zero() else str(number)
+        return _number(jsontext.number_text(value))
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _text(value)
     if isinstance(value, list):
         return "[" + ",".join(canonical(item) for item in value) + "]"
     if isinstance(value, Mapping):
         return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{canonical(v)}"
                               for k, v in sorted(value.items())) + "}"
     return json.dumps(str(value))
+
+
+@functools.lru_cache(maxsize=4096)  # a site's conditions take few distinct values, each result many
+def _number(literal: str) -> str:
+    number = decimal.Decimal(literal).normalize(EXACT)
+    return "0" if number.is_zero() else str(number)
+
+
+@functools.lru_cache(maxsize=4096)
+def _text(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
 
 
 def comparison_key(result: Any, rules: Rules) -> str | None:

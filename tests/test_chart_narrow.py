@@ -13,7 +13,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
-from chart_fixtures import EVERY_KIND, HEAD, HERE, ok
+from chart_fixtures import EVERY_KIND, HEAD, HERE, TRIALS, ok, trials
 from click.testing import CliRunner
 from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.lines import Line2D
@@ -44,6 +44,7 @@ print(" ".join(hashlib.sha256(s).hexdigest() for s in render_charts(plans, jobs=
 
 def every_plan() -> list[ChartPlan]:
     plans = [ok(text) for text in (*EVERY_KIND.values(), DECODE, NULL_BAR)]
+    plans.append(ok(TRIALS, trials([88, 88, 86, 87, 88, 88, 88, 89], 87.8, [87.1, 88.2])))  # labels crowd a phone
     return [drawn for plan in plans for _, drawn in plan.variants()]
 
 

@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from click.testing import CliRunner, Result
 from sitekit import CHART, REPO, article, export, make_site, result
@@ -191,15 +190,6 @@ def _noted_keys(notes: list[str], titles: list[str | None]) -> dict[str | None, 
         for title in named:
             found[title] |= keys
     return found
-
-
-@pytest.fixture(scope="module")
-def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from test_build import copy_project
-
-    root = copy_project(tmp_path_factory.mktemp("example") / "project")
-    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "2"]).exit_code == 0
-    return root
 
 
 def test_every_panel_of_the_example_site_names_exactly_the_keys_its_results_do_not_share(example_site: Path) -> None:

@@ -18,7 +18,7 @@ from ..schemas.comparability import NO_RULES, Rules
 from ..schemas.units import Units
 from . import layout, style
 from .comparison import NOT_LIKE, chart_notes, differences_text, panel_name
-from .kinds import LegendInput, kind_of
+from .kinds import LegendInput, SlotInput, kind_of
 from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
 from .panel import BuiltPanel, build_panel
 from .units import value_labels
@@ -67,7 +67,8 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
         if grid
         else None
     )
-    least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
+    least = [kind.slot_px(SlotInput(tuple(points[i] for i in g.points), points, built.references, panel.digits, where))
+             for g in groups]
     slots, plot_height = layout.place_slots(
         groups, horizontal, kind.stacked and not panel.stacked, blocks, where, cell_lines,
         _category_prefix(built), least,

@@ -79,7 +79,14 @@ def value_ticks(plot: Plot) -> list[tuple[float, str]]:
     else:
         chosen = round_ticks(low, high, NBINS[guides.value_axis], guides.scale)
     margin = (high - low) * VIEW_RTOL
-    return [(tick, tick_text(tick, chosen, guides.scale)) for tick in chosen if low - margin <= tick <= high + margin]
+    ticks = [(tick, tick_text(tick, chosen, guides.scale)) for tick in chosen if low - margin <= tick <= high + margin]
+    return [(tick, text) for tick, text in ticks if guides.value_axis == "y" or _within_figure(plot, tick, text)]
+
+
+def _within_figure(plot: Plot, tick: float, text: str) -> bool:
+    """Does the label of an x tick, centred under it, stay within the figure's width?"""
+    half = measure(text, style.SIZE_TICK) / style.PX_PER_PT / 2
+    return plot.x_pt(tick) - half >= 0 and plot.x_pt(tick) + half <= plot.sheet.width / style.PX_PER_PT
 
 
 def draw_guides(plot: Plot) -> None:

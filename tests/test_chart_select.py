@@ -239,8 +239,8 @@ def test_uncertainty_shapes_give_only_their_own_bars_and_notes() -> None:
         "BF16 host RSS: approximate value as reported; no error bar drawn",
         # the results carry only a few conditions: the others are unknown (not considered, unlike null)
         "Not like with like in panel 1 \u2014 " + " \u00b7 ".join(
-            f"{key}: not considered" for key in ("input_tokens", "output_tokens", "kv_dtype",
-                                                 "weight_precision", "engine", "node_count", "thinking")),
+            f"{name}: not considered" for name in ("Input tokens", "Output tokens", "KV cache data type",
+                                                   "Weight precision", "Engine", "Node count", "Thinking")),
     )
     assert plan.rows[1].uncertainty == "spread ratio 1.04 (descriptive only)"
     assert plan.rows[3].uncertainty == "95% CI -0.2 to 1.2 (paired bootstrap)"

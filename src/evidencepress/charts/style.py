@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..core import numbers
 from . import metrics
 
-RENDERER_VERSION = "8"
+RENDERER_VERSION = "9"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72

@@ -58,21 +58,21 @@ def same_unit(a: str, b: str, units: Units | None = None) -> bool:
     return unit_key(a, units) == unit_key(b, units)
 
 
-# A value axis of large numbers keeps its unit and reads in a multiple of it: ``bytes (billions)``,
-# ``KiB (millions)``. No prefix conversion (bytes -> GB, KiB -> GiB): the axis, its ticks, the value
-# labels (the authored literals) and a panel title that names the unit all stay in the entries' unit.
-_WORDS = ((10**12, "trillions"), (10**9, "billions"), (10**6, "millions"))
+# A value axis of large numbers keeps its unit and reads in a multiple of it: its title is the unit
+# (``bytes``) and its ticks say the multiple (``40 billion``), so that a value label of the authored literal
+# (``113,556,639,424``) visibly agrees with them. No prefix conversion (bytes -> GB, KiB -> GiB): the axis,
+# its ticks, the value labels and a panel title that names the unit all stay in the entries' unit.
+_WORDS = ((10**12, "trillion"), (10**9, "billion"), (10**6, "million"))
 RESCALE_FROM = 10**7  # ticks of eight digits and more read better as a multiple
 
 
 def axis_scale(unit: str, top: float) -> tuple[float, str]:
-    """(divisor, axis title) for a value axis whose largest value is ``top``: from ten million up the
-    ticks are divided by a power of a thousand and the title says so (113,556,639,424 bytes -> ticks
-    0 … 100 under ``bytes (billions)``); below, the axis keeps the unit as written."""
+    """(divisor, multiple) of the ticks of a value axis whose largest value is ``top``: from ten million
+    up they are divided by a power of a thousand and say so (113,556,639,424 bytes -> ticks ``0`` …
+    ``100 billion`` over the title ``bytes``); below, ``(1, "")``: the ticks read as they are."""
     if top >= RESCALE_FROM:
-        scale, word = next((s, w) for s, w in _WORDS if top >= s)
-        return float(scale), f"{unit} ({word})" if unit else word
-    return 1.0, unit
+        return next((float(scale), word) for scale, word in _WORDS if top >= scale)
+    return 1.0, ""
 
 
 def top_value(points: Sequence[Point], references: Sequence[Reference] = ()) -> float:

@@ -36,16 +36,16 @@ def label_column(panels: Sequence[PanelPlan]) -> float:
 
 
 def large_scale(panel: PanelPlan) -> tuple[float, str]:
-    """(divisor, axis title) of the value axis: ``(1e9, "GB")`` for bytes up to 113,556,639,424;
-    ``(1, unit)`` when the values read well as they are. Only ticks are divided; value labels keep
-    the authored digits and then carry their unit."""
+    """(divisor, multiple) of the value axis' ticks: ``(1e9, "billion")`` for bytes up to
+    113,556,639,424; ``(1, "")`` when the values read well as they are (``units.axis_scale``). Only
+    ticks are divided, and each says its multiple; value labels keep the authored digits."""
     low, high = extent(panel.points, include_zero=True, references=panel.references)
     return axis_scale(panel.unit, max(abs(low), abs(high)))
 
 
 def axis_unit(panel: PanelPlan) -> str:
-    """The value axis title: the unit, or the prefixed unit its ticks are in."""
-    return large_scale(panel)[1]
+    """The value axis title: the entries' unit, whatever multiple the ticks read in."""
+    return panel.unit
 
 
 def value_labels(panel: PanelPlan) -> list[str]:
@@ -95,7 +95,7 @@ def value_axis(plot: Plot, which: Literal["x", "y"], panel: PanelPlan, axis_px: 
     A horizontal value axis (``x``) of ``axis_px`` px takes only as many ticks as fit.
     """
     plot.guides.value_axis = which
-    plot.guides.scale = large_scale(panel)[0]
+    plot.guides.scale, plot.guides.multiple = large_scale(panel)
     plot.guides.fit_px = axis_px if which == "x" else 0.0
 
 

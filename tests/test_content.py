@@ -115,3 +115,23 @@ def test_no_sentence_is_copied_from_the_seed_dump() -> None:
             ):
                 copied.append(f"{path.name}: {sentence.strip()[:100]}")
     assert copied == []
+
+
+def chart_fence(slug: str, chart_id: str) -> dict:
+    """The chart of that id in a guide, as its YAML reads."""
+    text = (GUIDES / f"{slug}.md").read_text(encoding="utf-8")
+    fences = [yaml.safe_load(f) for f in re.findall(r"^```chart\n(.*?)\n```$", text, re.MULTILINE | re.DOTALL)]
+    return next(fence for fence in fences if fence["id"] == chart_id)
+
+
+def test_each_task_of_the_chisel_chart_alt_text_reads_its_own_values() -> None:
+    """GSM8K's interval ended at a GPU memory utilization ("+0.6"), and HumanEval's difference was
+    GSM8K's (issue 28): each task names its own difference and interval, in the chart's order."""
+    alt = chart_fence("qwen-27b-chisel-quality-gate", "chisel-paired-differences")["alt"]
+    tasks = ["GSM8K", "IFEval", "HumanEval chat", "NarrativeQA"]
+    parts = re.split("|".join(rf"\b{task} " for task in tasks), alt)[1:]
+    assert len(parts) == len(tasks)
+    for index, part in enumerate(parts):
+        references = re.findall(r"\{(?:value|round)\}`([^`;#]+)", part)
+        own = f"/quality_comparisons/{index}"
+        assert references == [f"{own}/diff_points", f"{own}/ci95_points/0", f"{own}/ci95_points/1"], tasks[index]

@@ -135,3 +135,15 @@ def test_each_task_of_the_chisel_chart_alt_text_reads_its_own_values() -> None:
         references = re.findall(r"\{(?:value|round)\}`([^`;#]+)", part)
         own = f"/quality_comparisons/{index}"
         assert references == [f"{own}/diff_points", f"{own}/ci95_points/0", f"{own}/ci95_points/1"], tasks[index]
+
+
+def test_the_offload_gate_chart_reads_its_input_tokens_in_ascending_order(example_site: Path) -> None:
+    """Issue 28's own example: bars of 26,253, 61 and 104,805 input tokens, in export order, read as a
+    false dip; the chart plots them by input tokens, which a chart puts in ascending order."""
+    page = example_site / "_site/guides/qwen-rtx-5090-128k-recipe"
+    chart = json.loads((page / "offload-gate-rates.json").read_bytes())
+    results = json.loads((page / "index.json").read_bytes())["reported_results"]
+    for panel in ("Prompt processing", "Decode"):
+        pointers = [value["pointer"] for value in chart["values"] if value["panel"] == panel]
+        tokens = [results[int(pointer.rsplit("/", 1)[1])]["conditions"]["input_tokens"] for pointer in pointers]
+        assert tokens == [61, 26253, 104805], panel

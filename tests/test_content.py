@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -147,3 +148,15 @@ def test_the_offload_gate_chart_reads_its_input_tokens_in_ascending_order(exampl
         pointers = [value["pointer"] for value in chart["values"] if value["panel"] == panel]
         tokens = [results[int(pointer.rsplit("/", 1)[1])]["conditions"]["input_tokens"] for pointer in pointers]
         assert tokens == [61, 26253, 104805], panel
+
+
+def test_no_chart_of_the_example_site_shows_a_label_in_shorthand(example_site: Path) -> None:
+    """Labels such as "tensorfold C1 thinking off" or "coding C8 per stream" come from the export,
+    not ids the chart-id-label check can tell by their shape: the charts name them (``names:``)."""
+    shorthand = re.compile(r"\bC\d+\b")
+    shown: list[str] = []
+    for table in sorted((example_site / "_site").rglob("*.csv")):
+        if table.with_suffix(".svg").is_file():
+            for row in csv.DictReader(table.read_text(encoding="utf-8").splitlines()):
+                shown += [f"{table.stem}: {text}" for text in (row["label"], row["series"]) if shorthand.search(text)]
+    assert shown == []

@@ -1,5 +1,6 @@
 """The browser fixtures: one Chromium for the session (skipped, or failed under
-EVIDENCEPRESS_REQUIRE_BROWSER=1, where there is none; see browserkit.py) and a fresh page per test.
+EVIDENCEPRESS_REQUIRE_BROWSER=1, where there is none; see browserkit.py) and a fresh page per test;
+the example site built once per session (``example_site``), for tests that read its published files.
 
 Tests marked ``forks`` check work done in forked workers. Where this process runs a thread
 that Python does not know of (pytest-xdist's own, which talks to the controller), evidencepress
@@ -18,6 +19,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -76,3 +78,17 @@ def visit(browser: Any) -> Iterator[Visit]:
     opened = Visit(browser)
     yield opened
     opened.close()
+
+
+@pytest.fixture(scope="session")
+def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the project's own site, built (read it, never write to it)."""
+    from click.testing import CliRunner
+    from test_build import copy_project
+
+    from evidencepress.cli import main
+
+    root = copy_project(tmp_path_factory.mktemp("example") / "project")
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "2"])
+    assert outcome.exit_code == 0, outcome.output
+    return root

@@ -103,7 +103,7 @@ def test_chart_json_describes_the_chart_and_lists_its_values(tmp_path: Path) -> 
         "units": ["tokens/s"], "statistics": ["one run"], "uncertainty_basis": ["±1 SD as reported"],
         "conditions": SHARED,
         "sources": [{"publisher": "example", "url": SOURCE_URL, "revision": REV, "sha256": DIGEST, "pinned": True}],
-        "notes": ["Not like with like \u2014 concurrency: 1 / 8"],  # the chart compares them on x: label
+        "notes": ["Not like with like \u2014 Concurrency: 1 / 8"],  # the chart compares them on x: label
         "values": [value, second],
     }
     text = (json.dumps(expected, indent=2, ensure_ascii=False) + "\n").replace('"value": 42.5,', '"value": 42.50,')

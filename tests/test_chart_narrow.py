@@ -13,7 +13,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
-from chart_fixtures import EVERY_KIND, HEAD, HERE, ok
+from chart_fixtures import EVERY_KIND, HEAD, HERE, TRIALS, ok, trials
 from click.testing import CliRunner
 from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.lines import Line2D
@@ -44,6 +44,8 @@ print(" ".join(hashlib.sha256(s).hexdigest() for s in render_charts(plans, jobs=
 
 def every_plan() -> list[ChartPlan]:
     plans = [ok(text) for text in (*EVERY_KIND.values(), DECODE, NULL_BAR)]
+    plans.append(ok(TRIALS, trials([88, 88, 86, 87, 88, 88, 88, 89], 87.8, [87.1, 88.2])))  # labels crowd a phone
+    plans.append(ok(NULL_BAR, _files()))  # ticks of "120 billion" crowd a phone's axis
     return [drawn for plan in plans for _, drawn in plan.variants()]
 
 
@@ -110,24 +112,38 @@ def test_tick_labels_agree_along_an_axis_and_large_values_take_a_scale() -> None
     assert tick_text(-8000, [-8000, 12000]) == "\u22128,000"
     huge = ok(DECODE, _scaled(10**9))
     panel = huge.panels[0]
-    assert large_scale(panel) == (10**9, "tokens/s (billions)") and axis_unit(panel) == "tokens/s (billions)"
-    assert [tick_text(t, [0, 5e10, 1e11], 10**9) for t in (0, 5e10, 1e11)] == ["0", "50", "100"]
-    assert large_scale(ok(DECODE).panels[0]) == (1, "tokens/s")
+    assert large_scale(panel) == (10**9, "billion") and axis_unit(panel) == "tokens/s"
+    assert [tick_text(t, [0, 5e10, 1e11], 10**9, "billion") for t in (0, 5e10, 1e11)] == [
+        "0", "50 billion", "100 billion"]
+    assert [tick_text(t, [0, 2.5e9, 5e9], 10**9, "billion") for t in (0, 2.5e9, 5e9)] == [
+        "0", "2.5 billion", "5.0 billion"]
+    assert large_scale(ok(DECODE).panels[0]) == (1, "") and axis_unit(ok(DECODE).panels[0]) == "tokens/s"
 
 
 def test_large_values_keep_their_unit_on_the_axis_read_in_a_multiple_and_labels_keep_their_digits() -> None:
     from evidencepress.charts.units import axis_scale, value_labels
 
-    # No prefix conversion: a GB axis beside labels in bytes, a (KiB) title on a GiB axis disagreed.
-    assert axis_scale("bytes", 113_556_639_424) == (1e9, "bytes (billions)")
-    assert axis_scale("bytes", 169_984) == (1, "bytes")
-    assert axis_scale("KiB", 86_701_016) == (1e6, "KiB (millions)")
-    assert axis_scale("MiB", 97_237) == (1, "MiB")  # five digits read well as they are
-    assert axis_scale("tokens", 600_000) == (1, "tokens")
+    # No prefix conversion: a GB axis beside labels in bytes, a (KiB) title on a GiB axis disagreed; and
+    # ticks of 0 to 120 under "bytes (billions)" beside a label 113,556,639,424 did not visibly agree.
+    assert axis_scale("bytes", 113_556_639_424) == (1e9, "billion")
+    assert axis_scale("bytes", 169_984) == (1, "")
+    assert axis_scale("KiB", 86_701_016) == (1e6, "million")
+    assert axis_scale("MiB", 97_237) == (1, "")  # five digits read well as they are
+    assert axis_scale("tokens", 600_000) == (1, "")
     plan = ok(HEAD + "panels:\n  - select:\n      pointers: [{pointer: /memory_observations/1/value, label: KV}]\n"
               "    unit: bytes\n", _bytes(113_556_639_424))
     panel = plan.panels[0]
     assert value_labels(panel.points, panel.unit) == ["113,556,639,424"]
+
+
+def _files():  # type: ignore[no-untyped-def]
+    """The export with four file sizes in bytes as its memory observations (the example's VQ chart)."""
+    from chart_fixtures import export as load
+
+    sizes = {"VQ base GGUF": 113_556_639_424, "BF16 vision sidecar": 971_066_016,
+             "Engram shard 1 (separate)": 101_535_150_936, "Engram shard 2 (separate)": 101_537_926_640}
+    return load(memory_observations=[{"label": label, "value": size, "unit": "bytes", "source_record_id": "vq"}
+                                     for label, size in sizes.items()])
 
 
 def _bytes(value: int):  # type: ignore[no-untyped-def]

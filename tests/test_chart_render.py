@@ -12,7 +12,7 @@ from pathlib import Path
 
 import matplotlib
 import pytest
-from chart_fixtures import EVERY_KIND, HERE, ok
+from chart_fixtures import EVERY_KIND, HERE, TRIALS, ok, trials
 from matplotlib.artist import Artist
 from matplotlib.backends.backend_svg import RendererSVG
 from matplotlib.figure import Figure
@@ -78,6 +78,13 @@ def drawn_texts(plan: ChartPlan) -> list[str]:
     with matplotlib.rc_context(RC):
         sheet = draw_sheet(plan)
     return [t.get_text() for t in sheet.figure.findobj(Text) if t.get_text()]
+
+
+def value_labels(plan: ChartPlan) -> list[str]:
+    """The value labels a plan draws (the texts with the background halo), in drawing order."""
+    with matplotlib.rc_context(RC):
+        sheet = draw_sheet(plan)
+    return [t.get_text() for t in sheet.figure.findobj(Text) if t.get_gid() == "ep-halo"]
 
 
 def error_bars(marks: list[Artist]) -> list[Line2D]:
@@ -156,6 +163,28 @@ def test_range_and_interval_and_status_draw_their_marks() -> None:
     assert "reference (0)" in drawn_texts(ok(EVERY_KIND["interval"]))
     status_texts = drawn_texts(ok(EVERY_KIND["status"]))
     assert {"\u2717 not shown non-inferior", "not reported", "\u2013 not run", "\u2013 pending review"} <= set(status_texts)
+
+
+def test_range_and_dot_rows_show_their_numbers_as_an_editor_would() -> None:
+    """Range and dot panels drew none of their numbers (issue 28). A range row shows its value (or the
+    median the site derives) over its mark and the range's ends beside the caps; a dot row its reported
+    summary and the ends of its interval, else its lowest and highest observation; a panel that leaves
+    an observation unlabelled says so."""
+    ranged, dotted = ok(EVERY_KIND["range"]), ok(EVERY_KIND["dot"])
+    for plan in (ranged, ranged.narrow):
+        assert plan is not None
+        assert value_labels(plan) == ["22.6", "19.9", "26.0", "42.6", "42.2", "43.0",  # median, lowest, highest
+                                      "2,165", "2,065", "2,201", "1,961", "1,851", "1,986"]  # value, observed range
+    assert style.UNLABELLED_OBSERVATIONS not in ranged.notes  # three observations: the median and the two ends
+    for plan in (dotted, dotted.narrow):
+        assert plan is not None
+        assert value_labels(plan) == ["19.9", "26.0", "42.2", "43.0"]  # 22.6 and 42.6 are in the table
+    assert style.UNLABELLED_OBSERVATIONS in dotted.notes
+    scores = ok(TRIALS, trials([88, 88, 86, 87, 88, 88, 88, 89], 87.8, [87.1, 88.2]))
+    for plan in (scores, scores.narrow):
+        assert plan is not None
+        assert value_labels(plan) == ["\u00d75", "87.1", "87.8", "88.2"]  # the stack's count, the interval, the mean
+    assert scores.notes == (style.UNLABELLED_OBSERVATIONS,)
 
 
 def test_the_bundled_font_is_used() -> None:

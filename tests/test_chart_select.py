@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import csv as csvmodule
+import decimal
+from pathlib import Path
+from xml.etree import ElementTree
+
 from chart_fixtures import HEAD, SCHEMAS, chart, export, fence, ok, only_error
 
 from evidencepress.charts import plan_chart, style
@@ -234,8 +239,8 @@ def test_uncertainty_shapes_give_only_their_own_bars_and_notes() -> None:
         "BF16 host RSS: approximate value as reported; no error bar drawn",
         # the results carry only a few conditions: the others are unknown (not considered, unlike null)
         "Not like with like in panel 1 \u2014 " + " \u00b7 ".join(
-            f"{key}: not considered" for key in ("input_tokens", "output_tokens", "kv_dtype",
-                                                 "weight_precision", "engine", "node_count", "thinking")),
+            f"{name}: not considered" for name in ("Input tokens", "Output tokens", "KV cache data type",
+                                                   "Weight precision", "Engine", "Node count", "Thinking")),
     )
     assert plan.rows[1].uncertainty == "spread ratio 1.04 (descriptive only)"
     assert plan.rows[3].uncertainty == "95% CI -0.2 to 1.2 (paired bootstrap)"
@@ -423,3 +428,86 @@ def test_long_literals_are_labelled_rounded_with_digits_and_warned_of_without() 
                 if p.rule == "chart-digits"]
     refused = only_error(where.replace("  - select:", "  - digits: 7\n    select:"), doc)
     assert "expected a whole number of decimal places from 0 to 6" in refused.message
+
+
+def test_the_numbers_a_range_row_labels_follow_the_digits_rule() -> None:
+    """A range row labels its median and the ends of its range: a long computed float among them is
+    warned of (no labels), and ``digits:`` rounds each for display, as it does a value."""
+    from chart_fixtures import warned
+
+    from evidencepress.charts.kinds import kind_of
+    from evidencepress.charts.units import PointTexts, point_texts
+
+    document = export()
+    document.value["comparison_groups"][0]["samples"] = [{"value": v} for v in (0.6065200909780136, 0.7, 0.65)]
+    text = KIND["range"] + "panels:\n  - select: {from: comparison_groups}\n    x: id\n    y: samples.value\n    unit: points\n"
+    assert [(p.rule, p.message) for p in warned(text, document) if p.rule == "chart-digits"] == [(
+        "chart-digits", "a value of the panel has more than 6 decimals (0.6065200909780136): the chart shows no value labels")]
+    panel = ok(text, document).panels[0]
+    assert point_texts(panel.points, panel.digits, kind_of("range").labelled) == [PointTexts(), PointTexts()]
+    rounded = ok(text.replace("  - select:", "  - digits: 2\n    select:"), document)
+    panel = rounded.panels[0]
+    assert point_texts(panel.points, panel.digits, kind_of("range").labelled) == [
+        PointTexts("0.65", "\u22480.61", "0.7"), PointTexts("42.6", "42.2", "43.0")]
+    assert "\u2248 rounded for display to 2 decimal places; the table lists each value as reported" in rounded.notes
+
+
+def test_a_derived_median_is_worked_out_from_the_literals() -> None:
+    """The median of 0.1 and 0.2 is 0.15, not the float 0.15000000000000002 (a long literal no label shows)."""
+    from chart_fixtures import warned
+
+    document = export()
+    document.value["comparison_groups"][0]["samples"] = [{"value": 0.1}, {"value": 0.2}]
+    text = KIND["range"] + "panels:\n  - select: {from: comparison_groups}\n    x: id\n    y: samples.value\n    unit: points\n"
+    assert ok(text, document).panels[0].points[0].median == 0.15
+    assert not [p for p in warned(text, document) if p.rule == "chart-digits"]
+
+
+def test_every_chart_of_the_example_site_draws_numbers_its_table_lists(example_site: Path) -> None:
+    """Range and dot charts drew none of their numbers: 4 of the example site's 43 charts (issue 28).
+
+    Read from the published files alone: each drawing's value labels (the SVG's haloed texts) against
+    the values its ``<id>.csv`` lists, as authored with thousands separators and a true minus, or
+    marked ≈ and rounded half-up to fewer decimals (``digits:``); a status panel shows its states.
+    """
+    charts = [csv for csv in sorted((example_site / "_site").rglob("*.csv")) if csv.with_suffix(".svg").is_file()]
+    assert len(charts) >= 43
+    for table in charts:
+        rows = list(csvmodule.DictReader(table.read_text(encoding="utf-8").splitlines()))
+        numbers = [row["value"] for row in rows if row["value"] and not row["state"]]
+        states = {row["state"] for row in rows if row["state"]}
+        for drawing in (table.with_suffix(".svg"), table.with_suffix(".narrow.svg")):
+            labels, texts = _drawn_texts(drawing.read_text(encoding="utf-8"))
+            name = drawing.relative_to(example_site / "_site")
+            if numbers:
+                assert any(_shows(label, literal) for label in labels for literal in numbers), (name, labels, numbers)
+            if states:
+                assert any(text.endswith(state) for text in texts for state in states), (name, texts, states)
+
+
+def _drawn_texts(svg: str) -> tuple[list[str], list[str]]:
+    """The value labels (texts in an ``ep-halo`` group) and every text of an SVG drawing."""
+    namespace = "{http://www.w3.org/2000/svg}"
+    root = ElementTree.fromstring(svg)
+    halos = [group for group in root.iter(f"{namespace}g") if group.get("class") == "ep-halo"]
+    labels = ["".join(text.itertext()) for group in halos for text in group.iter(f"{namespace}text")]
+    return labels, ["".join(text.itertext()) for text in root.iter(f"{namespace}text")]
+
+
+def _shows(label: str, literal: str) -> bool:
+    """Is ``label`` the literal for reading (``-1200.5`` as ``−1,200.5``), or it rounded for display (``≈…``)?"""
+    if label == _reading(literal):
+        return True
+    number = decimal.Decimal(literal)
+    decimals = -number.as_tuple().exponent  # type: ignore[operator]
+    return any(label == "\u2248" + _reading(format(number.quantize(decimal.Decimal(1).scaleb(-places),
+                                                                   rounding=decimal.ROUND_HALF_UP), "f"))
+               for places in range(min(decimals, 7)))
+
+
+def _reading(literal: str) -> str:
+    if "e" in literal.lower():
+        return literal.replace("-", "\u2212")
+    whole, dot, fraction = literal.lstrip("-").partition(".")
+    grouped = f"{int(whole):,}" + dot + fraction
+    return ("\u2212" if literal.startswith("-") else "") + grouped

@@ -1,16 +1,17 @@
 """An axis, its ticks, its value labels and the panel title speak one unit, whatever the scale.
 
-Large values keep their unit: the axis reads in a multiple of it (``bytes (billions)``) and the
-value labels are the authored literals, in that same unit; no prefix is swapped in (a GB axis beside
-labels in bytes, a "(KiB)" panel on a GiB axis). Checked on the drawn SVG text of every kind with a
+Large values keep their unit: the axis title is the unit, its ticks say the multiple they read in
+(``120 billion`` under ``bytes``) and the value labels are the authored literals, in that same unit
+(``113,556,639,424``); no prefix is swapped in (a GB axis beside labels in bytes, a "(KiB)" panel on a
+GiB axis), and no tick reads ``120`` beside a label of twelve digits. Checked on the drawn SVG text of every kind with a
 value axis, for every family of units, in the wide and the phone variant.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from typing import Any
+from xml.etree import ElementTree
 
 import matplotlib
 import pytest
@@ -25,6 +26,7 @@ from evidencepress.charts.units import axis_scale
 # (unit, largest value): binary and decimal byte units, token counts, seconds; small and large.
 FAMILIES = [("bytes", 113_556_639_424), ("bytes", 169_984), ("KiB", 53_901_956), ("MiB", 97_237),
             ("GiB", 118), ("GB", 113.5), ("tokens", 26_253_000), ("s", 5.487), ("ms", 1_840)]
+SVG = "{http://www.w3.org/2000/svg}"
 PREFIXED = ("kB", "KB", "MB", "GB", "TB", "KiB", "MiB", "GiB", "TiB")
 
 PANEL = {
@@ -50,8 +52,12 @@ def _entries(unit: str, top: float) -> list[dict[str, Any]]:
     return entries
 
 
-def _texts(svg: bytes) -> list[str]:
-    return [html.unescape(re.sub("<[^>]+>", "", t)) for t in re.findall(r"<text[^>]*>(.*?)</text>", svg.decode(), re.DOTALL)]
+def _texts(svg: bytes) -> tuple[list[str], list[str]]:
+    """(the value labels, every other text) of a drawing: the value labels are the haloed texts."""
+    root = ElementTree.fromstring(svg)
+    halos = {id(text) for group in root.iter(f"{SVG}g") if group.get("class") == "ep-halo" for text in group.iter(f"{SVG}text")}
+    texts = [(id(text) in halos, "".join(text.itertext())) for text in root.iter(f"{SVG}text")]
+    return [text for halo, text in texts if halo], [text for halo, text in texts if not halo]
 
 
 _NUMBER = re.compile(r"^\u2212?[0-9][0-9,]*(\.[0-9]+)?$")
@@ -75,22 +81,27 @@ def test_every_kind_with_a_value_axis_is_checked() -> None:
 def test_axis_ticks_value_labels_and_title_agree_on_the_unit(kind: str, unit: str, top: float) -> None:
     plan = _plan(kind, unit, top)
     variants = [drawn for _, drawn in plan.variants()]
-    scale, axis_title = axis_scale(unit, top)
+    scale, multiple = axis_scale(unit, top)
     values = {style.display_number(e["value"]) for e in _entries(unit, top)}
+    lows = {style.display_number(e["conditions"]["samples"][0]) for e in _entries(unit, top)}  # a range's low end
     for drawn, svg in zip(variants, render_charts(variants, jobs=1, cache_dir=None), strict=True):
-        texts = _texts(svg)
-        assert axis_title in texts, (drawn.width, texts)
-        assert axis_title.split(" (")[0] == unit  # the axis is in the entries' unit ...
+        labels, others = _texts(svg)
+        texts = labels + others
+        assert unit in others, (drawn.width, texts)  # the axis title: the entries' unit, as written ...
         assert f"Size ({unit})" in texts  # ... which the panel title names
         assert not [t for t in texts if t in PREFIXED and t != unit]  # no other prefix anywhere
         assert not [t for t in texts if t.endswith(" " + unit) and _NUMBER.match(t[: -len(unit) - 1])]
-        labels = [t for t in texts if t in values]
+        assert set(labels) <= values | lows, texts  # each value label is a literal, with no unit of its own
         if kind == "bar":
-            assert set(labels) == values, texts  # each value label is the literal, with no unit of its own
-        ticks = [_number(t) for t in texts if _NUMBER.match(t) and t not in values]
+            assert set(labels) == values, texts
+        x_ticks = {"1", "2", "3"} if kind == "line" else set()  # a line panel's x: the runs' concurrency
+        ticks = [(_number(t.removesuffix(f" {multiple}")), t) for t in others
+                 if _NUMBER.match(t.removesuffix(f" {multiple}")) and t not in x_ticks]
         assert ticks, texts
-        # Ticks are in the axis' multiple: they reach the data's scale and do not run far past it.
-        assert 0.3 * top <= max(ticks) * scale <= 1.6 * top, (drawn.width, ticks, scale)
+        # Every tick but 0 says its multiple (120 billion bytes beside a label 113,556,639,424): it reaches
+        # the data's scale and does not run far past it.
+        assert all(text == "0" or text.endswith(f" {multiple}") == (scale != 1) for _, text in ticks), texts
+        assert 0.3 * top <= max(number for number, _ in ticks) * scale <= 1.6 * top, (drawn.width, ticks, scale)
 
 
 def _x_limit(plan: ChartPlan) -> float:
@@ -110,7 +121,7 @@ def test_the_phone_variant_fits_its_axis_to_its_data() -> None:
     for drawn in (plan, plan.narrow):
         assert _x_limit(drawn) <= 1.5 * top, drawn.width
     svg = render_charts([plan.narrow], jobs=1, cache_dir=None)[0]
-    assert "113,556,639,424" in _texts(svg)
+    assert "113,556,639,424" in _texts(svg)[0]
 
 
 def test_a_panel_title_naming_another_unit_is_a_warning_with_a_hint() -> None:

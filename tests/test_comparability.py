@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 from click.testing import CliRunner, Result
 from sitekit import CHART, REPO, article, export, make_site, result
@@ -49,13 +48,13 @@ def test_a_panel_differing_on_kv_dtype_says_so_everywhere_it_is_drawn(tmp_path: 
     line = (root / FILE).read_text(encoding="utf-8").split("\n").index("  - select:") + 1
     assert (f"{FILE}:{line}:5: note: panels[0].select: the panel compares results that differ on or do not report "
             f"kv_dtype [chart-comparability]\n  hint: {NOTE_HINT}\n") in outcome.stderr
-    note = "Not like with like \u2014 kv_dtype: bf16 / fp8"
+    note = "Not like with like \u2014 KV cache data type: bf16 / fp8"
     svg = (root / "_site/guides/a/decode.svg").read_text(encoding="utf-8")
     assert f"<desc id=\"ep-decode-w-desc\">Decode rate of two runs. {note}.</desc>" in svg
-    assert "kv_dtype: bf16 / fp8" in svg.split("</desc>", 1)[1]  # drawn as text under the panel
+    assert "KV cache data type: bf16 / fp8" in svg.split("</desc>", 1)[1]  # drawn as text under the panel
     html = (root / "_site/guides/a/index.html").read_text(encoding="utf-8")
     assert f'<span class="chart-note">{note}</span>' not in html  # drawn already: not said twice
-    assert ('<tr class="chart-data-note"><td colspan="5">Not like with like \u2014 kv_dtype: bf16 (Run A); '
+    assert ('<tr class="chart-data-note"><td colspan="5">Not like with like \u2014 KV cache data type: bf16 (Run A); '
             'fp8 (Run B)</td></tr>') in html
     assert json.loads((root / "_site/guides/a/decode.json").read_bytes())["notes"] == [note]
 
@@ -84,15 +83,42 @@ def test_null_equals_nothing_and_absent_is_not_null(tmp_path: Path) -> None:
     (both_null / FILE).write_text(text, encoding="utf-8")
     assert run(both_null, "build").exit_code == 0
     chart = json.loads((both_null / "_site/guides/a/decode.json").read_bytes())
-    assert chart["notes"] == ["Not like with like \u2014 kv_dtype: not reported"]
-    assert "kv_dtype: not reported (both)" in (both_null / "_site/guides/a/index.html").read_text(encoding="utf-8")
+    assert chart["notes"] == ["Not like with like \u2014 KV cache data type: not reported"]
+    assert "KV cache data type: not reported (both)" in (both_null / "_site/guides/a/index.html").read_text(encoding="utf-8")
 
     absent = two_runs(tmp_path / "absent", second={"kv_dtype": None})
     document = (absent / FILE).read_text(encoding="utf-8")
     (absent / FILE).write_text(document.replace('"kv_dtype": "bf16",', "", 1), encoding="utf-8")
     assert run(absent, "build").exit_code == 0
     chart = json.loads((absent / "_site/guides/a/decode.json").read_bytes())
-    assert chart["notes"] == ["Not like with like \u2014 kv_dtype: not considered / not reported"]
+    assert chart["notes"] == ["Not like with like \u2014 KV cache data type: not considered / not reported"]
+
+
+def test_a_key_without_a_title_is_named_in_words_as_record_pages_name_it(tmp_path: Path) -> None:
+    """The notes printed raw keys (``kv_dtype: not reported``, issue 28); a key the schema gives no
+    title is put in words, as on a record page."""
+    root = two_runs(tmp_path, second={"GPU_memory_utilization": 0.9})
+    shutil_copy_schemas(root)
+    rules = json.loads((root / "schema/comparability.json").read_text(encoding="utf-8"))
+    rules["default"]["keys"] = ["GPU_memory_utilization"]
+    (root / "schema/comparability.json").write_text(json.dumps(rules, indent=2), encoding="utf-8")
+    document = (root / FILE).read_text(encoding="utf-8")
+    (root / FILE).write_text(document.replace('"kv_dtype": "bf16",', '"kv_dtype": "bf16", "GPU_memory_utilization": 0.6,', 1),
+                             encoding="utf-8")
+    assert run(root, "build").exit_code == 0
+    chart = json.loads((root / "_site/guides/a/decode.json").read_bytes())
+    assert chart["notes"] == ["Not like with like \u2014 GPU memory utilization: 0.6 / 0.9"]
+
+
+def test_the_charts_name_every_condition_as_the_record_pages_do() -> None:
+    from evidencepress.charts.comparison import condition_name as chart_name
+    from evidencepress.output.views import condition_name as record_name
+    from evidencepress.schemas.load import DEFAULT_FOLDER, load_schemas
+
+    titles = dict(load_schemas(DEFAULT_FOLDER).condition_titles)
+    assert titles["kv_dtype"] == "KV cache data type"
+    keys = [*titles, "GPU_memory_utilization", "max_kv_tokens", "prefix_cache", "TTFT_seconds", "x"]
+    assert [chart_name(key, titles) for key in keys] == [record_name(key, titles) for key in keys]
 
 
 def test_the_rules_are_the_sites_own_and_published(tmp_path: Path) -> None:
@@ -176,14 +202,22 @@ def _chart_fences(markdown: str) -> list[dict[str, Any]]:
     return [yaml.safe_load(block) for block in re.findall(r"^```chart\n(.*?)^```$", markdown, re.MULTILINE | re.DOTALL)]
 
 
+def _condition_keys() -> dict[str, str]:
+    """Each condition key by the name a note gives it: its title in the published conditions schema."""
+    known = json.loads((REPO / "schema/conditions.schema.json").read_text(encoding="utf-8"))["$defs"]["known"]
+    return {entry["title"]: key for key, entry in known["properties"].items() if "title" in entry}
+
+
 def _noted_keys(notes: list[str], titles: list[str | None]) -> dict[str | None, set[str]]:
-    """Each panel's keys as the notes name them (the notes' own grammar: " in “A”, “B” — k: v · k: v")."""
+    """Each panel's keys as the notes name them (the notes' own grammar: " in “A”, “B” — Name: v · Name: v")."""
     found: dict[str | None, set[str]] = {title: set() for title in titles}
+    by_name = _condition_keys()
     for note in notes:
         if not note.startswith("Not like with like"):
             continue
         head, _, body = note.partition(" \u2014 ")
-        keys = {part.split(":", 1)[0] for part in body.split(" \u00b7 ")}
+        names = [part.split(":", 1)[0] for part in body.split(" \u00b7 ")]
+        keys = {by_name.get(name, f"unnamed {name!r}") for name in names}
         if head == "Not like with like" or head.endswith(" in every panel"):
             named = titles
         else:
@@ -191,15 +225,6 @@ def _noted_keys(notes: list[str], titles: list[str | None]) -> dict[str | None, 
         for title in named:
             found[title] |= keys
     return found
-
-
-@pytest.fixture(scope="module")
-def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from test_build import copy_project
-
-    root = copy_project(tmp_path_factory.mktemp("example") / "project")
-    assert CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "2"]).exit_code == 0
-    return root
 
 
 def test_every_panel_of_the_example_site_names_exactly_the_keys_its_results_do_not_share(example_site: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
@@ -115,3 +116,47 @@ def test_no_sentence_is_copied_from_the_seed_dump() -> None:
             ):
                 copied.append(f"{path.name}: {sentence.strip()[:100]}")
     assert copied == []
+
+
+def chart_fence(slug: str, chart_id: str) -> dict:
+    """The chart of that id in a guide, as its YAML reads."""
+    text = (GUIDES / f"{slug}.md").read_text(encoding="utf-8")
+    fences = [yaml.safe_load(f) for f in re.findall(r"^```chart\n(.*?)\n```$", text, re.MULTILINE | re.DOTALL)]
+    return next(fence for fence in fences if fence["id"] == chart_id)
+
+
+def test_each_task_of_the_chisel_chart_alt_text_reads_its_own_values() -> None:
+    """GSM8K's interval ended at a GPU memory utilization ("+0.6"), and HumanEval's difference was
+    GSM8K's (issue 28): each task names its own difference and interval, in the chart's order."""
+    alt = chart_fence("qwen-27b-chisel-quality-gate", "chisel-paired-differences")["alt"]
+    tasks = ["GSM8K", "IFEval", "HumanEval chat", "NarrativeQA"]
+    parts = re.split("|".join(rf"\b{task} " for task in tasks), alt)[1:]
+    assert len(parts) == len(tasks)
+    for index, part in enumerate(parts):
+        references = re.findall(r"\{(?:value|round)\}`([^`;#]+)", part)
+        own = f"/quality_comparisons/{index}"
+        assert references == [f"{own}/diff_points", f"{own}/ci95_points/0", f"{own}/ci95_points/1"], tasks[index]
+
+
+def test_the_offload_gate_chart_reads_its_input_tokens_in_ascending_order(example_site: Path) -> None:
+    """Issue 28's own example: bars of 26,253, 61 and 104,805 input tokens, in export order, read as a
+    false dip; the chart plots them by input tokens, which a chart puts in ascending order."""
+    page = example_site / "_site/guides/qwen-rtx-5090-128k-recipe"
+    chart = json.loads((page / "offload-gate-rates.json").read_bytes())
+    results = json.loads((page / "index.json").read_bytes())["reported_results"]
+    for panel in ("Prompt processing", "Decode"):
+        pointers = [value["pointer"] for value in chart["values"] if value["panel"] == panel]
+        tokens = [results[int(pointer.rsplit("/", 1)[1])]["conditions"]["input_tokens"] for pointer in pointers]
+        assert tokens == [61, 26253, 104805], panel
+
+
+def test_no_chart_of_the_example_site_shows_a_label_in_shorthand(example_site: Path) -> None:
+    """Labels such as "tensorfold C1 thinking off" or "coding C8 per stream" come from the export,
+    not ids the chart-id-label check can tell by their shape: the charts name them (``names:``)."""
+    shorthand = re.compile(r"\bC\d+\b")
+    shown: list[str] = []
+    for table in sorted((example_site / "_site").rglob("*.csv")):
+        if table.with_suffix(".svg").is_file():
+            for row in csv.DictReader(table.read_text(encoding="utf-8").splitlines()):
+                shown += [f"{table.stem}: {text}" for text in (row["label"], row["series"]) if shorthand.search(text)]
+    assert shown == []

@@ -100,6 +100,15 @@ panels:
     reference: 0
     unit: score points
 """,
+    "dot": HEAD.replace("kind: bar", "kind: dot")
+    + """\
+names: {arm-off-short: speculation off, arm-on-short: speculation on}
+panels:
+  - select: {from: comparison_groups}
+    x: id
+    y: samples.value
+    unit: tokens/s
+""",
     "status": HEAD.replace("kind: bar", "kind: status")
     + """\
 panels:
@@ -113,3 +122,21 @@ panels:
     states: {skipped: not run, pending review: {label: pending review, tone: neutral}}
 """,
 }
+
+# A dot panel with a reported summary and interval: eight trial scores, five of them equal.
+TRIALS = HEAD.replace("kind: bar", "kind: dot") + """\
+names: {tool-eval: tool-eval trials}
+panels:
+  - select: {from: quality_comparisons, ids: [tool-eval]}
+    x: id
+    y: scores
+    mark: mean
+    mark_label: mean as reported
+    interval: ci95
+    unit: points
+"""
+
+
+def trials(scores: list[float], mean: float, ci95: list[float]) -> Document:
+    """The export with one quality comparison of trial ``scores``, their reported ``mean`` and interval."""
+    return export(quality_comparisons=[{"id": "tool-eval", "scores": scores, "mean": mean, "ci95": ci95}])

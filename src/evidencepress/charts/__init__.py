@@ -53,7 +53,7 @@ def plan_chart(
     if spec is None or doc is None:
         return None, problems
     return build_plan(spec, export.value if export is not None else None, doc.positions, fence.line,
-                      schemas.comparability, schemas.units)
+                      schemas.comparability, schemas.units, schemas.condition_titles)
 
 
 RESERVED_ID = "index"  # <id>.csv and <id>.json would be the page's own index.csv and index.json

@@ -94,10 +94,11 @@ def single_value(panel: PanelSpec, points: list[Point], has_references: bool, po
 def unlabelled(panel: PanelSpec, points: list[Point], positions: Positions) -> list[Problem]:
     """A panel whose values have more decimals than a label can show, and no ``digits:`` to round
     them for display: it would show no value labels at all."""
-    if not kind_of(panel.kind).value_axis or panel.digits is not None or not long_literals(points):
+    kind = kind_of(panel.kind)
+    numbers = [number for point in points for number in kind.labelled(point).numbers()]
+    if not kind.value_axis or panel.digits is not None or not long_literals(numbers):
         return []
-    longest = max((display_number(p.value) for p in points if p.value is not None),
-                  key=lambda text: len(text.partition(".")[2]))
+    longest = max((display_number(number) for number in numbers), key=lambda text: len(text.partition(".")[2]))
     message = (f"a value of the panel has more than {MAX_FRACTION_DIGITS} decimals ({longest}): "
                "the chart shows no value labels")
     hint = ("add digits: N to the panel to label every value rounded for display (marked ≈); the table keeps "

@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from . import style
-from .model import LegendItem, PanelBox, PanelPlan, Point, Slot
+from .model import LegendItem, PanelBox, PanelPlan, Point, Reference, Slot
 
 VALUE_AXIS_RESERVE = 64  # px: tick labels left of a vertical panel
 COLUMN_HEADER = 22
 VALUE_LABEL_GAP = 6  # px: least free space between the value labels of neighbouring vertical bars
+CATEGORY_PAD_PX = 8 * style.PX_PER_PT + 4  # between the category-label column and a horizontal plot: 8 pt and a margin
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,11 @@ class Group:
     source: str
     block: int
     points: tuple[int, ...]
+
+
+def narrowest_plot(where: Canvas) -> float:
+    """The least width of a horizontal panel's plot on ``where``: beside the widest category labels."""
+    return where.content - where.label_column_max - CATEGORY_PAD_PX
 
 
 def vertical_slot_px(slots: int, where: Canvas) -> float:
@@ -234,3 +240,30 @@ def notes_top(boxes: list[PanelBox], first_top: int, has_notes: bool) -> int:
 
 def figure_height(notes_start: int, lines: tuple[str, ...]) -> int:
     return notes_start + len(lines) * style.NOTE_LINE + style.PAD_BOTTOM
+
+
+def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:
+    """Data limits that leave ``before_px`` / ``after_px`` free around [low, high]."""
+    if high == low:  # every value equal (all zero, say): give the axis a span of its own
+        high = low + (abs(low) or 1.0)
+    span = high - low
+    usable = max(axes_px - before_px - after_px, axes_px * 0.3)
+    scale = span / usable
+    return low - before_px * scale, high + after_px * scale
+
+
+def extent(
+    points: Sequence[Point], include_zero: bool, references: Sequence[Reference] = ()
+) -> tuple[float, float]:
+    """The smallest and largest drawn value (whiskers, observations and reference lines included)."""
+    values: list[float] = [0.0] if include_zero else []
+    values += [float(r.value) for r in references]
+    for point in points:
+        if point.value is not None:
+            values.append(float(point.value))
+            if point.whisker is not None:
+                values += point.whisker.bounds(point.value)
+        values += [float(v) for v in point.observations]
+        if point.whisker is not None and point.whisker.kind != "sd":
+            values += point.whisker.bounds(0)
+    return (min(values), max(values)) if values else (0.0, 1.0)

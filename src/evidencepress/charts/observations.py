@@ -5,15 +5,17 @@ Range panels derive their median and observed range; dot panels derive nothing
 
 from __future__ import annotations
 
-import statistics
+import decimal
+from collections.abc import Sequence
 from typing import Any
 
+from ..core import jsontext
 from ..core.diagnostics import Problem
 from . import style
 from .entry import Context, Extracted, describe, entry_name, plain_row, unit_text
 from .fieldpath import Missing, get_path
 from .kinds import kind_of
-from .model import Point, Whisker
+from .model import Number, Point, Whisker
 from .select import Selected
 from .uncertainty import is_number
 
@@ -34,7 +36,7 @@ def observations(
     numbers = tuple(v for v in values if v is not None)
     if kind_of(ctx.panel.kind).values == "observations":  # as reported: nothing derived
         return _dot(item, values, numbers, common, unit, ctx)
-    median = statistics.median(numbers) if numbers else None
+    median = exact_median(numbers) if numbers else None
     whisker = Whisker("range", style.LEGEND_RANGE, low=min(numbers), high=max(numbers)) if numbers else None
     point = Point(value=None, observations=numbers, median=median, whisker=whisker, **common)
     shown_unit = unit_text(unit, ctx)
@@ -47,6 +49,17 @@ def observations(
     missing = len(values) - len(numbers)
     notes = (f"{point.label}: {missing} of {len(values)} observations not reported",) if missing else ()
     return Extracted(point, tuple(rows), notes, unit if isinstance(unit, str) else None), []
+
+
+def exact_median(numbers: Sequence[Number]) -> Number:
+    """The median of authored numbers: the middle one itself, or the mean of the middle two worked
+    out from their literals (0.1 and 0.2 give 0.15, where floats give 0.15000000000000002)."""
+    ordered = sorted(numbers)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    pair = [decimal.Decimal(jsontext.number_text(number)) for number in ordered[middle - 1:middle + 1]]
+    return float((pair[0] + pair[1]) / 2)
 
 
 def _dot(

@@ -95,7 +95,7 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions, rules: Rule
     warnings += checks.title_unit(panel, unit, positions, units) if kind.value_axis else []
     rows = tuple(row for e in extracted for row in e.rows)
     notes = tuple(note for e in extracted for note in e.notes) + ((style.SEPARATE_SOURCES,) if separate else ())
-    notes += _rounded_note(panel, points)
+    notes += _rounded_note(panel, points) + _unlabelled_note(panel, points)
     differ = panel_differences(panel, items, points, export, rules)
     if differ:
         warnings.append(differences_problem(ctx, differ))
@@ -105,11 +105,20 @@ def build_panel(panel: PanelSpec, export: Any, positions: Positions, rules: Rule
 
 def _rounded_note(panel: PanelSpec, points: list[Point]) -> tuple[str, ...]:
     """Value labels that ``digits:`` rounded say so under the chart."""
-    if panel.digits is None or not any(p.value is not None and rounded_label(p.value, panel.digits).startswith("\u2248")
-                                       for p in points):
+    labelled = kind_of(panel.kind).labelled
+    if panel.digits is None or not any(rounded_label(number, panel.digits).startswith("\u2248")
+                                       for point in points for number in labelled(point).numbers()):
         return ()
     places = "1 decimal place" if panel.digits == 1 else f"{panel.digits} decimal places"
     return (f"\u2248 rounded for display to {places}; the table lists each value as reported",)
+
+
+def _unlabelled_note(panel: PanelSpec, points: list[Point]) -> tuple[str, ...]:
+    """A panel that labels a summary of its observations, and not each one, says so under the chart."""
+    labelled = kind_of(panel.kind).labelled
+    if not any(set(point.observations) - set(labelled(point).numbers()) for point in points):
+        return ()
+    return (style.UNLABELLED_OBSERVATIONS,)
 
 
 def _by_value(panel: PanelSpec, items: list[Selected], extracted: list[Extracted]

@@ -8,6 +8,7 @@ import functools
 import hashlib
 import importlib.metadata
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -18,17 +19,18 @@ from ..schemas.comparability import NO_RULES, Rules
 from ..schemas.units import Units
 from . import layout, style
 from .comparison import NOT_LIKE, chart_notes, differences_text, panel_name
-from .kinds import LegendInput, kind_of
-from .model import ChartPlan, ChartSpec, PanelBox, PanelPlan, PanelSpec, Point, Reference
+from .kinds import LegendInput, SlotInput, kind_of
+from .model import ChartPlan, ChartSpec, Names, PanelBox, PanelPlan, PanelSpec, Point, Reference
 from .panel import BuiltPanel, build_panel
 from .units import value_labels
 
 
 def build_plan(
     spec: ChartSpec, export: Any, positions: Positions, fence_line: int, rules: Rules = NO_RULES,
-    units: Units | None = None,
+    units: Units | None = None, titles: Names = (),
 ) -> tuple[ChartPlan | None, list[Problem]]:
-    """The wide plan, with its narrow (phone) variant as ``.narrow``."""
+    """The wide plan, with its narrow (phone) variant as ``.narrow``; ``titles``: the name of each
+    condition key the schema titles, for the notes of unlike panels."""
     panels: list[BuiltPanel] = []
     problems: list[Problem] = []
     for panel in spec.panels:
@@ -38,8 +40,8 @@ def build_plan(
             panels.append(built)
     if has_errors(problems):
         return None, problems
-    wide = _chart(spec, panels, positions, fence_line, layout.WIDE)
-    narrow = _chart(spec, panels, positions, fence_line, layout.NARROW)
+    wide = _chart(spec, panels, positions, fence_line, layout.WIDE, dict(titles))
+    narrow = _chart(spec, panels, positions, fence_line, layout.NARROW, dict(titles))
     return replace(wide, narrow=narrow), problems
 
 
@@ -67,7 +69,8 @@ def _panel_plan(built: BuiltPanel, where: layout.Canvas, force_horizontal: bool 
         if grid
         else None
     )
-    least = [kind.slot_px([points[i] for i in g.points]) for g in groups]
+    least = [kind.slot_px(SlotInput(tuple(points[i] for i in g.points), points, built.references, panel.digits, where))
+             for g in groups]
     slots, plot_height = layout.place_slots(
         groups, horizontal, kind.stacked and not panel.stacked, blocks, where, cell_lines,
         _category_prefix(built), least,
@@ -177,7 +180,8 @@ def _categories(points: tuple[Point, ...]) -> list[layout.Group]:
 
 
 def _chart(
-    spec: ChartSpec, panels: list[BuiltPanel], positions: Positions, fence_line: int, where: layout.Canvas
+    spec: ChartSpec, panels: list[BuiltPanel], positions: Positions, fence_line: int, where: layout.Canvas,
+    titles: Mapping[str, str],
 ) -> ChartPlan:
     plans = _oriented([_panel_plan(built, where) for built in panels], panels, where)
     heading = layout.title_lines(spec.title, where)
@@ -187,7 +191,7 @@ def _chart(
         plan = _place(plan, top, where)
         placed.append(plan)
         top += plan.box.height + style.PANEL_GAP
-    unlike = chart_notes([(panel_name(b.spec), differences_text(b.differences, labels=False))
+    unlike = chart_notes([(panel_name(b.spec), differences_text(b.differences, False, titles))
                           for b in panels if b.differences], len(panels))
     notes = tuple(dict.fromkeys(note for built in panels for note in built.notes)) + unlike
     notes_text = layout.note_lines(notes, where)
@@ -204,7 +208,7 @@ def _chart(
         panels=tuple(placed),
         notes=notes,
         unlike=unlike,
-        differences=tuple((b.spec.title, f"{NOT_LIKE} \u2014 {differences_text(b.differences, labels=True)}")
+        differences=tuple((b.spec.title, f"{NOT_LIKE} \u2014 {differences_text(b.differences, True, titles)}")
                           for b in panels if b.differences),
         rows=tuple(row for built in panels for row in built.rows),
         plotted=plotted,

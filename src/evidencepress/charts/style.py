@@ -13,7 +13,7 @@ from collections.abc import Callable
 from ..core import numbers
 from . import metrics
 
-RENDERER_VERSION = "7"
+RENDERER_VERSION = "9"
 
 PX_PER_IN = 96
 PX_PER_PT = 96 / 72
@@ -31,6 +31,7 @@ SIZE_PANEL_TITLE = 12.5
 SIZE_TICK = 11.0
 SIZE_LEGEND = 11.0
 SIZE_VALUE = 10.0
+VALUE_LABEL_PX = SIZE_VALUE * PX_PER_PT  # a value label's box: DejaVu Sans' ascent and descent make one em
 SIZE_NOTE = 11.0
 SIZE_SOURCE = 10.0
 
@@ -91,6 +92,7 @@ LEGEND_MEDIAN = "median (derived)"
 LEGEND_OBSERVATION = "raw observation"
 LEGEND_NOT_REPORTED = "not reported"
 SEPARATE_SOURCES = "Separate sources \u2014 not a ranking"
+UNLABELLED_OBSERVATIONS = "Not every observation is labelled; the table lists each one"
 
 # Vertical rhythm (px).
 TITLE_LINE = 25

@@ -6,20 +6,21 @@ plot's data coordinates (``surface.Plot``); kinds reach these through ``charts.m
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from matplotlib.patches import FancyBboxPatch
 
 from .. import style
-from ..model import PanelPlan, Point, Reference
+from ..layout import CATEGORY_PAD_PX, extent, padded_limits
+from ..model import PanelPlan, Point
 from ..units import axis_scale
 from ..units import value_labels as units_value_labels
 from .guides import value_ticks
 from .surface import Plot, Sheet
 from .textsize import measure
 
-__all__ = ["FancyBboxPatch", "Plot", "measure"]  # re-exported for the kinds (through ``charts.mpl``)
+__all__ = ["FancyBboxPatch", "Plot", "extent", "measure", "padded_limits"]  # for the kinds (through ``charts.mpl``)
 
 WHISKER_KINDS = ("sd", "range", "ci", "interval")
 # Artists whose gid starts with "ep-" become a class in the SVG (see ``svg.py``): value labels get a halo
@@ -31,20 +32,20 @@ def label_column(panels: Sequence[PanelPlan]) -> float:
     """Width of the category-label column shared by horizontal panels."""
     lines = ["\n".join(s.lines) for panel in panels if panel.horizontal for s in panel.slots]
     widest = max((measure(text, style.SIZE_TICK) for text in lines), default=0.0)
-    return widest + 8 * style.PX_PER_PT + 4  # the tick label pad (8 pt) and a margin
+    return widest + CATEGORY_PAD_PX
 
 
 def large_scale(panel: PanelPlan) -> tuple[float, str]:
-    """(divisor, axis title) of the value axis: ``(1e9, "GB")`` for bytes up to 113,556,639,424;
-    ``(1, unit)`` when the values read well as they are. Only ticks are divided; value labels keep
-    the authored digits and then carry their unit."""
+    """(divisor, multiple) of the value axis' ticks: ``(1e9, "billion")`` for bytes up to
+    113,556,639,424; ``(1, "")`` when the values read well as they are (``units.axis_scale``). Only
+    ticks are divided, and each says its multiple; value labels keep the authored digits."""
     low, high = extent(panel.points, include_zero=True, references=panel.references)
     return axis_scale(panel.unit, max(abs(low), abs(high)))
 
 
 def axis_unit(panel: PanelPlan) -> str:
-    """The value axis title: the unit, or the prefixed unit its ticks are in."""
-    return large_scale(panel)[1]
+    """The value axis title: the entries' unit, whatever multiple the ticks read in."""
+    return panel.unit
 
 
 def value_labels(panel: PanelPlan) -> list[str]:
@@ -55,6 +56,29 @@ def value_labels(panel: PanelPlan) -> list[str]:
 def value_text(plot: Plot, text: str, xy: tuple[float, float], offset: tuple[float, float], **align: Any) -> None:
     """A value label next to its mark, with the background halo."""
     plot.text(*xy, text, offset, fontsize=style.SIZE_VALUE, color=style.INK, gid=HALO, **align)
+
+
+def label_width(text: str) -> float:
+    """The width of a value label in points."""
+    return measure(text, style.SIZE_VALUE) / style.PX_PER_PT
+
+
+def label_over(plot: Plot, text: str, x: float, y: float) -> None:
+    """A value label centred over (x, y px), moved sideways as little as keeps it within the plot."""
+    left, _, right, _ = plot.bounds_pt()
+    half = label_width(text) / 2
+    centre = plot.x_pt(x)
+    shift = max(left + half - centre, 0.0) + min(right - half - centre, 0.0)
+    value_text(plot, text, (x, y), (shift, 0), ha="center", va="bottom")
+
+
+def label_beside(plot: Plot, text: str, x: float, y: float, side: Literal[-1, 1], pad: float) -> None:
+    """A value label ``pad`` points left (``side`` −1) or right (1) of (x, y px), where it fits within
+    the plot (a panel leaves room for it: see the kinds' padding)."""
+    left, _, right, _ = plot.bounds_pt()
+    at = plot.x_pt(x) + side * pad
+    if (at - label_width(text) >= left) if side < 0 else (at + label_width(text) <= right):
+        value_text(plot, text, (x, y), (side * pad, 0), ha="right" if side < 0 else "left", va="center")
 
 
 def reference_lines(plot: Plot, panel: PanelPlan, horizontal: bool) -> None:
@@ -71,7 +95,7 @@ def value_axis(plot: Plot, which: Literal["x", "y"], panel: PanelPlan, axis_px: 
     A horizontal value axis (``x``) of ``axis_px`` px takes only as many ticks as fit.
     """
     plot.guides.value_axis = which
-    plot.guides.scale = large_scale(panel)[0]
+    plot.guides.scale, plot.guides.multiple = large_scale(panel)
     plot.guides.fit_px = axis_px if which == "x" else 0.0
 
 
@@ -87,33 +111,6 @@ def categories_on(plot: Plot, which: Literal["x", "y"], positions: Sequence[floa
     plot.guides.categories = tuple(zip(positions, labels, strict=True))
     if which == "y":
         plot.guides.spines = tuple(side for side in plot.guides.spines if side != "left")
-
-
-def padded_limits(low: float, high: float, axes_px: float, before_px: float, after_px: float) -> tuple[float, float]:
-    """Data limits that leave ``before_px`` / ``after_px`` free around [low, high]."""
-    if high == low:  # every value equal (all zero, say): give the axis a span of its own
-        high = low + (abs(low) or 1.0)
-    span = high - low
-    usable = max(axes_px - before_px - after_px, axes_px * 0.3)
-    scale = span / usable
-    return low - before_px * scale, high + after_px * scale
-
-
-def extent(
-    points: Sequence[Point], include_zero: bool, references: Sequence[Reference] = ()
-) -> tuple[float, float]:
-    """The smallest and largest drawn value (whiskers, observations and reference lines included)."""
-    values: list[float] = [0.0] if include_zero else []
-    values += [float(r.value) for r in references]
-    for point in points:
-        if point.value is not None:
-            values.append(float(point.value))
-            if point.whisker is not None:
-                values += point.whisker.bounds(point.value)
-        values += [float(v) for v in point.observations]
-        if point.whisker is not None and point.whisker.kind != "sd":
-            values += point.whisker.bounds(0)
-    return (min(values), max(values)) if values else (0.0, 1.0)
 
 
 def series_color(panel: PanelPlan, point: Point) -> str:
@@ -183,6 +180,26 @@ def align_vertical(sheet: Sheet) -> None:
     left = max(plot.left for plot in plots)
     for plot in plots:
         plot.move(left, plot.left + plot.width - left)
+
+
+def rows(panel: PanelPlan, room: Callable[[Point], tuple[float, float]]) -> list[tuple[int, float]]:
+    """(point index, y px) of every point of a horizontal panel whose rows take ``room`` (px over and
+    under their line): one under the other, the rows of a slot in the middle of it."""
+    found: list[tuple[int, float]] = []
+    for slot in panel.slots:
+        rooms = [room(panel.points[index]) for index in slot.points]
+        top = slot.start + (slot.size - sum(above + below for above, below in rooms)) / 2
+        for index, (above, below) in zip(slot.points, rooms, strict=True):
+            found.append((index, top + above))
+            top += above + below
+    return found
+
+
+def categories_at(plot: Plot, panel: PanelPlan, rows: Sequence[tuple[int, float]]) -> None:
+    """Each category label beside the middle of its rows' lines (``rows``), not of its slot."""
+    line = dict(rows)
+    positions = [sum(line[index] for index in slot.points) / len(slot.points) for slot in panel.slots]
+    categories_on(plot, "y", positions, ["\n".join(s.lines) for s in panel.slots])
 
 
 def stacked(panel: PanelPlan) -> list[tuple[int, float]]:

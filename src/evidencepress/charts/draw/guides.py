@@ -36,16 +36,17 @@ SPINE_ZORDER = 2.5  # over bars, under error bars
 DISPLAY = IdentityTransform()  # guides are placed in display points once the plot is final
 
 
-def tick_text(value: float, ticks: Sequence[float], scale: float = 1) -> str:
+def tick_text(value: float, ticks: Sequence[float], scale: float = 1, multiple: str = "") -> str:
     """A tick position (not a data value): as few decimals as tell every tick exactly
-    (``1.5`` beside ``3``), thousands separators, a true minus sign."""
+    (``1.5`` beside ``3``), thousands separators, a true minus sign; in a multiple of the unit
+    (``scale``), which a tick other than 0 names (``40 billion``)."""
     if scale != 1:
         value, ticks = value / scale, [t / scale for t in ticks]
     decimals = next((d for d in range(10) if all(abs(round(t, d) - t) < 1e-9 * max(1.0, abs(t)) for t in ticks)), 9)
     text = f"{value:,.{decimals}f}"
     if text.lstrip("-").strip("0.,") == "":
-        text = "0"
-    return text.replace("-", "\u2212")
+        return "0"
+    return text.replace("-", "\u2212") + (f" {multiple}" if multiple else "")
 
 
 def round_ticks(low: float, high: float, nbins: int, scale: float = 1) -> list[float]:
@@ -55,16 +56,25 @@ def round_ticks(low: float, high: float, nbins: int, scale: float = 1) -> list[f
     return [float(tick) * scale for tick in ticks]
 
 
-def fitting_ticks(low: float, high: float, axis_px: float, scale: float) -> list[float]:
+def fitting_ticks(low: float, high: float, axis_px: float, scale: float, multiple: str = "") -> list[float]:
     """Round ticks for a horizontal value axis ``axis_px`` wide: fewer when their labels
-    would not fit side by side (a narrow figure with long numbers)."""
+    would not fit side by side (a narrow figure with long numbers), down to three that do not
+    touch, else two."""
     for nbins in range(NBINS["x"], 1, -1):
         ticks = round_ticks(low, high, nbins, scale)
         inside = [t for t in ticks if low <= t <= high]
-        widest = max((measure(tick_text(t, inside, scale), style.SIZE_TICK) for t in inside), default=0.0)
-        if len(inside) <= 3 or len(inside) * (widest + 14) <= axis_px:
+        widths = [measure(tick_text(t, inside, scale, multiple), style.SIZE_TICK) for t in inside]
+        if len(inside) * (max(widths, default=0.0) + 14) <= axis_px:
+            break
+        if len(inside) <= 3 and _apart(inside, widths, (high - low) / axis_px):
             break
     return ticks
+
+
+def _apart(ticks: Sequence[float], widths: Sequence[float], per_px: float) -> bool:
+    """Do the labels of neighbouring ticks (``widths`` px, centred on them) stay 8 px apart?"""
+    return all((b - a) / per_px >= (wa + wb) / 2 + 8
+               for a, b, wa, wb in zip(ticks, ticks[1:], widths, widths[1:], strict=False))
 
 
 def value_ticks(plot: Plot) -> list[tuple[float, str]]:
@@ -75,11 +85,19 @@ def value_ticks(plot: Plot) -> list[tuple[float, str]]:
         return []
     low, high = sorted(plot.xlim if guides.value_axis == "x" else plot.ylim)
     if guides.value_axis == "x" and guides.fit_px:
-        chosen = fitting_ticks(low, high, guides.fit_px, guides.scale)
+        chosen = fitting_ticks(low, high, guides.fit_px, guides.scale, guides.multiple)
     else:
         chosen = round_ticks(low, high, NBINS[guides.value_axis], guides.scale)
     margin = (high - low) * VIEW_RTOL
-    return [(tick, tick_text(tick, chosen, guides.scale)) for tick in chosen if low - margin <= tick <= high + margin]
+    ticks = [(tick, tick_text(tick, chosen, guides.scale, guides.multiple)) for tick in chosen
+             if low - margin <= tick <= high + margin]
+    return [(tick, text) for tick, text in ticks if guides.value_axis == "y" or _within_figure(plot, tick, text)]
+
+
+def _within_figure(plot: Plot, tick: float, text: str) -> bool:
+    """Does the label of an x tick, centred under it, stay within the figure's width?"""
+    half = measure(text, style.SIZE_TICK) / style.PX_PER_PT / 2
+    return plot.x_pt(tick) - half >= 0 and plot.x_pt(tick) + half <= plot.sheet.width / style.PX_PER_PT
 
 
 def draw_guides(plot: Plot) -> None:

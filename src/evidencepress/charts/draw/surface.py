@@ -68,7 +68,8 @@ class Guides:
 
     spines: tuple[Side, ...] = ("left", "bottom")
     value_axis: Axis | None = None  # the axis with round ticks, their labels and gridlines
-    scale: float = 1.0  # the value axis' ticks read in this multiple (``common.large_scale``)
+    scale: float = 1.0  # the value axis' ticks read in this multiple (``common.large_scale``) ...
+    multiple: str = ""  # ... which each tick but 0 names: "40 billion"
     fit_px: float = 0.0  # a horizontal value axis of this width takes only the ticks whose labels fit
     category_axis: Axis | None = None
     categories: tuple[tuple[float, str], ...] = ()  # (position, label) of each category

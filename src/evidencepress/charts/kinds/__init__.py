@@ -4,7 +4,7 @@ A kind says which optional panel keys it reads, how an entry's ``y`` becomes a
 point (a number, a number with its reported interval or observed range, raw
 observations or a state), how its panel is laid out (orientation, an x axis
 or category slots, bands over and under the plot), which warnings apply to it,
-what its legend holds, and how it is drawn. Planning reads the registry without
+what its legend holds, which numbers its value labels show, and how it is drawn. Planning reads the registry without
 importing matplotlib: each kind imports its drawing helpers inside
 ``draw(sheet, panel)``, which draws the panel in a plot of the chart's
 ``draw.surface.Sheet``.
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..model import LegendItem, PanelPlan, Point, Reference, Slot
+from ..model import LegendItem, Number, PanelPlan, Point, Reference, Slot
 
 if TYPE_CHECKING:
     from ..layout import Canvas, Group
@@ -57,6 +57,33 @@ class LegendInput:
 
 
 @dataclass(frozen=True)
+class SlotInput:
+    """What sizes a category's slot: its points, and the panel's (whose axis they share) on a canvas."""
+
+    points: tuple[Point, ...]  # the slot's
+    panel: tuple[Point, ...]
+    references: tuple[Reference, ...]
+    digits: int | None
+    where: Canvas
+
+
+@dataclass(frozen=True)
+class Labelled:
+    """The numbers a point's value labels show, as authored: its value (reported, or a summary the
+    site derives) and the two ends of its range or interval."""
+
+    value: Number | None
+    ends: tuple[Number, Number] | None = None
+
+    def numbers(self) -> tuple[Number, ...]:
+        return tuple(n for n in (self.value, *(self.ends or ())) if n is not None)
+
+
+def value_only(point: Point) -> Labelled:
+    return Labelled(point.value)
+
+
+@dataclass(frozen=True)
 class Kind:
     name: str
     keys: frozenset[str]  # which of KIND_KEYS the kind reads
@@ -68,7 +95,8 @@ class Kind:
     below: Callable[[bool, tuple[Slot, ...]], int]  # px under the plot
     draw: Draw
     value_axis: bool = True  # numbers on a value axis, in one unit (else no unit and no scale to read values on)
-    slot_px: Callable[[list[Point]], int] = lambda points: 0  # least height of a category's slot
+    slot_px: Callable[[SlotInput], int] = lambda slot: 0  # least height of a category's slot
+    labelled: Callable[[Point], Labelled] = value_only  # the numbers its value labels show
     # Points sit along an x axis (numbers or ordered categories) and are joined, not set in category slots;
     # an axis has no blocks, so sources kept apart are told apart as series.
     x_axis: bool = False

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from sitekit import CHART, SHA, SOURCE_URL, article, export, make_site, result
 
 from evidencepress.cli import main
+from evidencepress.content.parse import parse_page
 
 DOCUMENT = (
     b"Benchmark notes\n"
@@ -181,6 +182,18 @@ def test_a_document_added_to_the_vault_verifies_the_cached_page(tmp_path: Path) 
     build(fresh, "--no-cache")
     assert envelope(root)["verification"] == envelope(fresh)["verification"]
     assert envelope(root)["verification"][0]["state"] == "verified"
+
+
+def test_a_page_validated_now_is_verified_with_its_own_claims(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages come back from the validating workers in the page cache's form, which keeps no claims:
+    they are put back, or a cold build would parse every page a second time to verify it."""
+    from evidencepress.build import plan
+
+    parsed: list[str] = []
+    monkeypatch.setattr(plan, "parse_page", lambda source: parsed.append(source.path) or parse_page(source))
+    build(site(tmp_path))
+    assert parsed == []
 
 
 def test_llms_txt_explains_the_states(tmp_path: Path) -> None:

@@ -9,7 +9,9 @@ outcome that cannot be pickled is computed again here.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
+from ..cache import safepickle
 from ..cache.pages import Outcome, outcome_from, pickled_outcome
 from ..checks.validate import validate_page
 from ..content.parse import parse_page
@@ -21,13 +23,29 @@ from ..site.index import page_facts
 
 
 def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -> Iterator[tuple[Outcome, bytes | None]]:
-    """Each source's outcome and its pickled form (for the page cache), in the order of ``sources``."""
-    def pickled(source: SourceFile) -> bytes | None:
-        return pickled_outcome(validate_source(source, schemas))
+    """Each source's outcome and its pickled form (for the page cache), in the order of ``sources``.
+    The page cache keeps no claims on the sources; a page validated now has them (its claims come
+    from the worker apart, and are put back)."""
+    def pickled(source: SourceFile) -> tuple[bytes | None, bytes | None]:
+        outcome = validate_source(source, schemas)
+        return pickled_outcome(outcome), safepickle.dumps(outcome.page.source_claims if outcome.page else ())
 
-    for source, data in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
-        outcome = outcome_from(data, source)
+    for source, (data, claims) in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
+        outcome = with_claims(outcome_from(data, source), claims)
         yield (outcome, data) if outcome is not None else (validate_source(source, schemas), None)
+
+
+def with_claims(outcome: Outcome | None, claims: bytes | None) -> Outcome | None:
+    """The outcome with its page's claims on its sources put back (None: it could not be read back)."""
+    if outcome is None or outcome.page is None:
+        return outcome
+    if claims is None:
+        return None
+    try:
+        found = safepickle.loads(claims)
+    except Exception:  # noqa: BLE001 - what did not come back whole is made again here
+        return None
+    return replace(outcome, page=replace(outcome.page, source_claims=tuple(found))) if isinstance(found, tuple) else None
 
 
 def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:

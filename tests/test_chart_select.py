@@ -274,8 +274,12 @@ def test_interval_from_a_field_path_or_ci95() -> None:
         KIND["interval"] + "panels:\n  - select: {from: quality_comparisons}\n    x: task\n    y: diff_points\n"
         "    interval: ci95_points\n    reference: 0\n    unit: score points\n"
     )
-    panel = ok(text).panels[0]
+    plan = ok(text)
+    panel = plan.panels[0]
     assert panel.points[0].whisker.low == -1.8137451343135735  # type: ignore[union-attr]
+    # the data files keep the literal; the table a reader sees reads it as every surface does
+    assert plan.rows[0].uncertainty == "ci95_points: -1.8137451343135735 to 0.6007049523575464"
+    assert plan.rows[0].uncertainty_shown == "95% CI \u22121.8137451343135735 to 0.6007049523575464"
     assert [r.value for r in panel.references] == [0] and "reference (0)" in [i.label for i in panel.legend]
     assert (
         ok(KIND["interval"] + "panels:\n  - select: {where: {metric: task_delta}}\n").panels[0].points[0].whisker.kind

@@ -215,6 +215,7 @@ class ChartRow:
     state: str = ""  # status panels: the state shown (never the raw code)
     x: str = ""  # the category / x value as shown on the chart
     pointer: str = ""  # the plotted entry's JSON pointer in the export: /reported_results/3
+    uncertainty_shown: str = ""  # ``uncertainty`` as the HTML table shows it (numbers formatted for reading)
 
 
 @dataclass(frozen=True)

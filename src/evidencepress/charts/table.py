@@ -79,6 +79,8 @@ def _cell(row: ChartRow, field: str) -> str:
         return str(row.value)
     if field == "x":
         return label_cell(row)
+    if field == "uncertainty":
+        return row.uncertainty_shown or row.uncertainty
     return str(getattr(row, field) or "")
 
 

@@ -8,9 +8,10 @@ Only the shapes of SPEC §4.1 draw anything: ``standard_deviation`` (± bar),
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
-from ..core import jsontext
+from ..core import jsontext, numbers
 from . import style
 from .model import Whisker
 
@@ -51,22 +52,30 @@ def from_uncertainty(uncertainty: Any, label: str) -> tuple[Whisker | None, str]
     return None, f"{label}: uncertainty {authored(uncertainty)} is not a known shape; no error bar drawn"
 
 
-def uncertainty_text(uncertainty: Any) -> str:
+def read(value: Any) -> str:
+    """A value as a table shows it to a reader: a number through the one formatter of every surface
+    (thousands separators, a true minus, the authored digits), anything else as authored."""
+    return numbers.for_reading(authored(value)) if is_number(value) else authored(value)
+
+
+def uncertainty_text(uncertainty: Any, number: Callable[[Any], str] = authored) -> str:
+    """An uncertainty in words, each number as ``number`` writes it: ``authored`` (the literal, for
+    index.md and the data files) or ``read`` (HTML tables)."""
     if not isinstance(uncertainty, dict):
         return ""
     if "standard_deviation" in uncertainty:
         kind = uncertainty.get("kind")
-        return f"±{authored(uncertainty['standard_deviation'])} (1 SD as reported{'; ' + str(kind) if kind else ''})"
+        return f"±{number(uncertainty['standard_deviation'])} (1 SD as reported{'; ' + str(kind) if kind else ''})"
     if "observed_min" in uncertainty:
         kind = uncertainty.get("interval_kind") or "observed range, not a CI"
-        low, high = authored(uncertainty["observed_min"]), authored(uncertainty.get("observed_max"))
+        low, high = number(uncertainty["observed_min"]), number(uncertainty.get("observed_max"))
         return f"observed range {low} to {high} ({kind})"
     if "ci95" in uncertainty and isinstance(uncertainty["ci95"], list) and len(uncertainty["ci95"]) == 2:
         low, high = uncertainty["ci95"]
         method = uncertainty.get("method")
-        return f"95% CI {authored(low)} to {authored(high)}{' (' + str(method) + ')' if method else ''}"
+        return f"95% CI {number(low)} to {number(high)}{' (' + str(method) + ')' if method else ''}"
     if "spread_ratio" in uncertainty:
-        return f"spread ratio {authored(uncertainty['spread_ratio'])} (descriptive only)"
+        return f"spread ratio {number(uncertainty['spread_ratio'])} (descriptive only)"
     if uncertainty.get("approximate") is True:
         return "approximate (as reported)"
     return authored(uncertainty)

@@ -19,7 +19,7 @@ from .model import ChartRow, Point, Whisker
 from .observations import observations
 from .select import Selected
 from .states import status_point
-from .uncertainty import authored, from_uncertainty, is_number, uncertainty_text
+from .uncertainty import authored, from_uncertainty, is_number, read, uncertainty_text
 
 
 def extract(item: Selected, ctx: Context) -> tuple[Extracted | None, list[Problem]]:
@@ -190,16 +190,22 @@ def _interval(
     return Whisker("interval", "interval as reported", low=pair[0], high=pair[1]), "", []
 
 
+def _interval_name(field: Any) -> str:
+    """What a reader calls the interval a panel draws from a field (``ci95_points`` is a 95% CI)."""
+    return "95% CI" if "ci95" in str(field) else "interval"
+
+
 def _row(
     point: Point, y: Any, unit: Any, holder: Mapping[str, Any], whisker: Whisker | None, item: Selected, ctx: Context
 ) -> ChartRow:
-    text = (
-        uncertainty_text(holder.get("uncertainty"))
+    text, shown = (
+        (uncertainty_text(holder.get("uncertainty")), uncertainty_text(holder.get("uncertainty"), read))
         if whisker is None or whisker.kind != "interval"
-        else f"{ctx.panel.interval}: {authored(whisker.low)} to {authored(whisker.high)}"
+        else (f"{ctx.panel.interval}: {authored(whisker.low)} to {authored(whisker.high)}",
+              f"{_interval_name(ctx.panel.interval)} {read(whisker.low)} to {read(whisker.high)}")
     )
     if not text and "uncertainty" in holder and holder["uncertainty"] is None:
-        text = "not reported"  # a null uncertainty is tabulated as what it means
+        text = shown = "not reported"  # a null uncertainty is tabulated as what it means
     return ChartRow(
         ctx.panel.title,
         row_label(item, point),
@@ -211,4 +217,5 @@ def _row(
         point.source,
         x=point.label,
         pointer=item.pointer,
+        uncertainty_shown=shown,
     )

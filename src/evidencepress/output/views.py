@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..charts.uncertainty import uncertainty_text
+from ..charts.uncertainty import read, uncertainty_text
 from ..checks.page import Page
 from ..core.export import ReportedResult, result_id
 from ..core.model import SourceRef
@@ -153,7 +153,7 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None,
                 value=cell(result.value).text,
                 unit=text(result.unit),
                 statistic=text(result.statistic),
-                uncertainty=uncertainty_text(result.uncertainty) or (NOT_REPORTED if result.uncertainty is None else ""),
+                uncertainty=uncertainty_text(result.uncertainty, read) or (NOT_REPORTED if result.uncertainty is None else ""),
                 conditions=tuple(condition_cell(result.conditions.get(key, ABSENT)) for key in varying),
                 evidence_url=text(result.evidence_url),
                 badge=found.get(f"/reported_results/{index}") if index is not None else None,

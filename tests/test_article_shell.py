@@ -36,9 +36,12 @@ def test_each_source_is_listed_once_with_what_the_article_takes_from_it() -> Non
     views = source_views((source, source, other), two_results(), {"example-record": "Example bench"})
     assert [view.source for view in views] == [source, other]
     first = views[0]
-    assert (first.results, first.metrics) == ("2 results", ("decode_rate", "aggregate_rate"))
+    assert (first.results, first.metrics) == ("2 results", ("decode rate", "aggregate rate"))
     assert first.records == (("Example bench", "/community/example-record/"),)
-    assert ("system", "1 x DGX Spark") in first.shared and not any(k == "concurrency" for k, _ in first.shared)
+    # Conditions by name: the schema's title where given, else the key in words (raw keys, issue 28).
+    assert ("System", "1 x DGX Spark") in first.shared and not any(k == "Concurrency" for k, _ in first.shared)
+    named = source_views((source,), two_results(), {}, {"kv_dtype": "KV cache data type"})[0]
+    assert ("KV cache data type", "bf16") in named.shared and ("Node count", "1") in named.shared
     assert first.short_revision == REV[:12] and first.short_sha256 == SHA[:12]
     assert views[1].results == "" and views[1].short_revision == "v1"  # a revision that is no hash stays whole
 
@@ -48,13 +51,22 @@ def test_the_sources_section_shows_use_conditions_and_shortened_ids_with_the_ful
     build(root)
     html = page(root)
     sources = html[html.index('<section class="sources"'):html.index("</section>", html.index('<section class="sources"'))]
-    assert "This article takes 2 results (decode_rate, aggregate_rate) of record" in sources
+    assert "This article takes 2 results (decode rate, aggregate rate) of record" in sources
     assert 'href="../../community/example-record/">m with vLLM on 1 x DGX Spark, from example</a>' in sources  # by its title
-    assert "<summary>Conditions shared by all its results</summary>" in sources and "<dt>system</dt><dd>1 x DGX Spark</dd>" in sources
+    assert "<summary>Conditions shared by all its results</summary>" in sources and "<dt>System</dt><dd>1 x DGX Spark</dd>" in sources
     # In full once each, inside a disclosure (the revision also stands in the pinned URL).
     assert sources.count(f">{REV}</code>") == 1 and sources.count(SHA) == 1
     assert f'<summary><code>{REV[:12]}</code>' in sources and f'<code class="hash">{REV}</code></details>' in sources
     assert " title=" not in sources
+
+
+def test_a_source_no_value_cites_is_called_background(tmp_path: Path) -> None:
+    extra = "  - publisher: other\n    url: https://example.org/notes.txt\n    revision: v1\n    sha256: " + "b" * 64 + "\n"
+    text = article("A", "Text.\n", two_results()).replace("---\n\nText.", extra + "---\n\nText.", 1)
+    root = make_site(tmp_path, {"guides/a.md": text})
+    build(root)
+    sources = page(root).split('<section class="sources"', 1)[1]
+    assert "<p class=\"source-use\">Background: none of this article's values cites this document.</p>" in sources
 
 
 def test_the_footer_statement_appears_once_on_an_article_and_once_on_other_pages(tmp_path: Path) -> None:

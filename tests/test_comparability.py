@@ -111,14 +111,19 @@ def test_a_key_without_a_title_is_named_in_words_as_record_pages_name_it(tmp_pat
 
 
 def test_the_charts_name_every_condition_as_the_record_pages_do() -> None:
-    from evidencepress.charts.comparison import condition_name as chart_name
-    from evidencepress.output.views import condition_name as record_name
+    """Three copies of the naming drifted apart (issue 28): charts, record pages and the sources
+    section now call the one ``core.words.key_name``."""
+    from evidencepress.charts import comparison
+    from evidencepress.core import words
+    from evidencepress.output import generated, views
     from evidencepress.schemas.load import DEFAULT_FOLDER, load_schemas
 
+    assert comparison.key_name is views.key_name is generated.key_name is words.key_name
     titles = dict(load_schemas(DEFAULT_FOLDER).condition_titles)
     assert titles["kv_dtype"] == "KV cache data type"
-    keys = [*titles, "GPU_memory_utilization", "max_kv_tokens", "prefix_cache", "TTFT_seconds", "x"]
-    assert [chart_name(key, titles) for key in keys] == [record_name(key, titles) for key in keys]
+    keys = ["kv_dtype", "GPU_memory_utilization", "max_kv_tokens", "prefix_cache", "TTFT_seconds", "x"]
+    assert [words.key_name(key, titles) for key in keys] == [
+        "KV cache data type", "GPU memory utilization", "Max KV tokens", "Prefix cache", "TTFT seconds", "X"]
 
 
 def test_the_rules_are_the_sites_own_and_published(tmp_path: Path) -> None:

@@ -70,10 +70,11 @@ def shown(markdown: str) -> str:
     return ROLE_COMMENTS.sub("", markdown)
 
 
-CONDITIONS = ("Conditions: system: 1 x DGX Spark; experiment_date: 2026-10-01; concurrency: 1; node_count: 1; "
-              "model: m; engine: vLLM; weight_precision: bf16; kv_dtype: bf16; input_tokens: 128; output_tokens: 256; temperature: 0; thinking: false; "
-              "repetitions: 1. Not reported: model_artifact, model_revision, runtime_execution_revision, "
-              "cache_state, context_limit_tokens.")
+# Conditions by their schema titles (the notes printed raw keys such as ``kv_dtype``, issue 28).
+CONDITIONS = ("Conditions: System: 1 x DGX Spark; Experiment date: 2026-10-01; Concurrency: 1; Node count: 1; "
+              "Model: m; Engine: vLLM; Weight precision: bf16; KV cache data type: bf16; Input tokens: 128; "
+              "Output tokens: 256; Temperature: 0; Thinking: false; Repetitions: 1. Not reported: Model artifact, "
+              "Model revision, Runtime execution revision, Cache state, Context limit (tokens).")
 
 
 def note(prose: str, ident: str) -> str:

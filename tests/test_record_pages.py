@@ -135,7 +135,7 @@ def test_a_record_has_one_table_per_metric_with_only_the_conditions_varying_in_i
 
 
 def test_a_condition_is_named_by_its_schema_title_where_the_schema_gives_one() -> None:
-    from evidencepress.output.views import condition_name
+    from evidencepress.core.words import key_name as condition_name
 
     assert condition_name("kv_dtype", {"kv_dtype": "KV cache data type"}) == "KV cache data type"
     assert condition_name("prompt_style", {"kv_dtype": "KV cache data type"}) == "Prompt style"

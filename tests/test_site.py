@@ -227,7 +227,7 @@ def test_article_dataset_jsonld_names_only_what_the_page_shows(built: dict[str, 
         "dateModified": "2026-10-18",
     }
     # ... and the page shows each of those facts
-    assert '<a href="index.csv" download>CSV</a>' in html and "<code>decode_rate</code>" in html
+    assert '<a href="index.csv" download>CSV</a>' in html and "<td>Decode rate <code class=\"key\">decode_rate</code></td>" in html
     assert 'rel="license">CC BY 4.0</a>' in html
     assert "application/ld+json" not in text(built, "about/index.html")  # no results, no Dataset
 

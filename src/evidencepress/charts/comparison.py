@@ -15,6 +15,7 @@ from typing import Any
 
 from ..core.diagnostics import Problem, Severity
 from ..core.export import RESULTS
+from ..core.words import key_name
 from ..schemas.comparability import Difference, Rules, differences
 from .entry import Context
 from .kinds import kind_of
@@ -62,22 +63,7 @@ NOT_LIKE = "Not like with like"
 def differences_text(found: Sequence[Difference], labels: bool, titles: Mapping[str, str]) -> str:
     """Each differing condition by name and its values (``labels``: with the entries that have each):
     ``KV cache data type: fp8 / not reported``. ``titles``: the schema's name of each key that has one."""
-    return " \u00b7 ".join(condition_name(d.key, titles) + d.text(labels).removeprefix(d.key) for d in found)
-
-
-def condition_name(key: str, titles: Mapping[str, str]) -> str:
-    """A condition key as the record pages name it (``output.views.condition_name``): its schema
-    ``title``, else the key in words, acronyms in capitals (``GPU_memory_utilization`` -> ``GPU memory
-    utilization``, ``max_kv_tokens`` -> ``Max KV tokens``)."""
-    if titles.get(key):
-        return titles[key]
-    words = " ".join(word.upper() if word.lower() in ACRONYMS else word for word in key.replace("_", " ").split())
-    return words[:1].upper() + words[1:] if words else key
-
-
-# Words written in capitals when a key is put in words (as ``site.records.in_words`` writes them).
-ACRONYMS = frozenset({"ttft", "tpot", "kv", "gpu", "cpu", "rss", "kl", "tp", "ep", "pp", "moe", "mtp", "vq", "tps",
-                      "ram", "vram", "nvfp4", "fp8", "bf16", "fp16", "id", "url", "sha256"})
+    return " \u00b7 ".join(key_name(d.key, titles) + d.text(labels).removeprefix(d.key) for d in found)
 
 
 def panel_name(panel: PanelSpec) -> str:

@@ -12,6 +12,7 @@ from ..core import jsontext
 from ..core.export import RESULTS
 from ..core.model import JsonPath, pointer
 from ..core.numbers import for_reading, number_for_reading
+from ..core.words import in_words
 from .resultids import anchor_of
 
 _KINDS = {str: "a string", bool: "a boolean", type(None): "null", dict: "an object", list: "a list"}
@@ -221,12 +222,20 @@ def _about(entry: Mapping[str, Any], inner: JsonPath, path: JsonPath) -> str:
                 pointer(path[:2]))
     record = entry.get("source_record_id") or entry.get("record_id")
     parts = [name + (f" ({record})" if isinstance(record, str) else "")]
-    field = ".".join(str(p) for p in inner)
-    if field and field != "value":
+    field = _field_words(inner)
+    if field and inner != ("value",):
         parts[0] += f", {field}"
     if isinstance(entry.get("statistic"), str):
         parts.append(entry["statistic"])
     return ". ".join(part.rstrip(".") for part in parts) + "."
+
+
+def _field_words(inner: JsonPath) -> str:
+    """The field a value is within its entry, in words: ``conditions.per_prompt_decode_rates.0`` ->
+    ``per prompt decode rates, item 1`` (the word "conditions" adds nothing to a condition's name)."""
+    keys = [in_words(str(part)) for part in inner if isinstance(part, str)][1 if inner[:1] == ("conditions",) else 0:]
+    items = [f"item {part + 1}" for part in inner if isinstance(part, int)]
+    return ", ".join([" ".join(keys)] * bool(keys) + items)
 
 
 def _conditions(entry: Mapping[str, Any]) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:

@@ -29,6 +29,7 @@ from ..core import jsontext
 from ..core.diagnostics import Location, Problem, error, shown_path
 from ..core.export import EMPTY_EXPORT
 from ..core.urls import absolute, relative
+from ..core.words import key_name
 from ..schemas.comparability import NO_RULES, Rules
 from ..site.history import CHANGES_URL, DataHistory
 from ..site.index import COMMUNITY_URL, EXPLORE_URL, SEARCH_URL, Listing, SiteIndex
@@ -132,6 +133,7 @@ def create_environment(folder: Path) -> jinja2.Environment:
     )
     env.filters["authored"] = as_authored
     env.filters["search_filter_text"] = search_filter_text
+    env.filters["key_name"] = key_name
     return env
 
 
@@ -219,7 +221,8 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         )
     hidden = frozenset({page.export_index} if page.export_index is not None else ())
     shared = shared_conditions(page.export)
-    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values, shared))
+    body = Markup(render_tokens(page.tokens, page.url, figures, hidden, page.inline_values, shared,
+                                dict(ctx.condition_titles)))
     entry = ctx.index.entry(page.url)
     context = page_context(ctx, page.url)
     if entry.figures.results:  # the "Data in this article" section shows what the Dataset names
@@ -235,7 +238,7 @@ def article_html(env: jinja2.Environment, page: Page, ctx: SiteContext, svgs: Ma
         changes_url=CHANGES_URL,
         citation=cite_page(page, ctx.config),
         sources=source_views(page.front.sources, page.export or EMPTY_EXPORT,
-                             {record.id: record.title for record in entry.records}),
+                             {record.id: record.title for record in entry.records}, dict(ctx.condition_titles)),
         around=neighbours(ctx.index, page.url),
     )
 

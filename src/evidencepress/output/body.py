@@ -27,12 +27,12 @@ TABLE_FRAME = '<div class="table-scroll" role="region" {name} tabindex="0">\n'
 
 def render_tokens(tokens: Sequence[Token], page_url: str, figures: dict[int, str], hidden: frozenset[int],
                   inline_values: Mapping[tuple[str, str], InlineValue] | None = None,
-                  shared: Shared | None = None) -> str:
+                  shared: Shared | None = None, titles: Mapping[str, str] | None = None) -> str:
     """HTML of the body. Site paths become relative to ``page_url``; a fence whose opening body
     line is in ``figures`` renders as that HTML (a chart), one in ``hidden`` (the export) not at all;
     ``inline_values`` holds the resolved roles ({value}`...`), ``shared`` the conditions their notes
-    leave to the sources section."""
-    notes = ValueNotes(page_url, shared or Shared())
+    leave to the sources section, ``titles`` the schema's names of conditions."""
+    notes = ValueNotes(page_url, shared or Shared(), titles=titles or {})
     env = {"figures": figures, "hidden": hidden, "page_url": page_url, "inline_values": inline_values or {},
            "notes": notes}
     return str(_HTML.renderer.render(list(tokens), _HTML.options, env)) + notes.html()

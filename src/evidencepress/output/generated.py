@@ -19,6 +19,7 @@ from markupsafe import Markup
 from ..checks.sources import ResultState
 from ..core.export import EMPTY_EXPORT, RESULTS
 from ..core.urls import absolute, relative
+from ..core.words import key_name
 from ..site.gaps import GAPS_TITLE, GAPS_URL, Unknowns, unknowns_of
 from ..site.index import (
     COMMUNITY_SUMMARY,
@@ -40,7 +41,7 @@ from .article import SiteContext, dump_json, generated_envelope, page_context
 from .body import render_tokens
 from .generated_md import page_markdown, record_markdown
 from .verification import badges_by_pointer, entries
-from .views import anchored, citation_view, condition_name, record_shared, shared_view
+from .views import anchored, citation_view, record_shared, shared_view
 
 PAGEFIND_FOLDER = "pagefind/"
 
@@ -71,10 +72,10 @@ def unknown_lines(unknowns: Unknowns, titles: Mapping[str, str] | None = None) -
     none of them carries (none when there are none), by their human names (``titles``)."""
     lines = []
     if unknowns.not_reported:
-        names = (condition_name(key, titles) for key in unknowns.not_reported)
+        names = (key_name(key, titles) for key in unknowns.not_reported)
         lines.append("Not reported by this source: " + ", ".join(names) + ".")
     if unknowns.not_considered:
-        names = (condition_name(key, titles) for key in unknowns.not_considered)
+        names = (key_name(key, titles) for key in unknowns.not_considered)
         lines.append("Not considered: " + ", ".join(names) + ".")
     return tuple(lines)
 

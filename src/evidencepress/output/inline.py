@@ -25,6 +25,7 @@ from ..checks.inlinevalues import InlineValue
 from ..checks.resultids import anchor_of
 from ..core.export import ReportedResult, reported_results
 from ..core.urls import relative
+from ..core.words import key_name
 from ..site.records import split_conditions
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
@@ -72,6 +73,7 @@ class ValueNotes:
     shared: Shared = field(default_factory=Shared)
     ids: dict[tuple[str, str, str], str] = field(default_factory=dict)  # (text, row link, record) -> element id
     records: dict[str, str] = field(default_factory=dict)  # record page path -> id of its shared conditions
+    titles: Mapping[str, str] = field(default_factory=dict)  # condition key -> its schema title
 
     def add(self, text: str) -> str:
         return self._id((text, "", ""))
@@ -81,8 +83,8 @@ class ValueNotes:
         results on the page (each of them when there are none), the link to its row."""
         record, (alike, nulls) = self.shared.of(part.row)
         parts = [(derived + part.about).rstrip(".")]
-        own = [f"{k}: {v}" for k, v in part.conditions if (k, v) not in alike]
-        missing = [k for k in part.not_reported if k not in nulls]
+        own = [f"{self._name(k)}: {v}" for k, v in part.conditions if (k, v) not in alike]
+        missing = [self._name(k) for k in part.not_reported if k not in nulls]
         if own:
             parts.append(("Conditions that set it apart: " if record else "Conditions: ") + "; ".join(own))
         if missing:
@@ -90,6 +92,9 @@ class ValueNotes:
         if record and record not in self.records:
             self.records[record] = f"ev-shared-{len(self.records) + 1}"
         return self._id((". ".join(parts) + ".", relative(self.page_url, part.row) if part.row else "", record))
+
+    def _name(self, key: str) -> str:
+        return key_name(key, self.titles)
 
     def _id(self, key: tuple[str, str, str]) -> str:
         if key not in self.ids:
@@ -110,9 +115,9 @@ class ValueNotes:
     def _shared_html(self, record: str, ident: str) -> str:
         alike, nulls = self.shared.by_record[record]
         name = record.rstrip("/").rsplit("/", 1)[-1]
-        parts = ["Conditions all its results on this page share: " + "; ".join(f"{k}: {v}" for k, v in alike)] if alike else []
+        parts = ["Conditions all its results on this page share: " + "; ".join(f"{self._name(k)}: {v}" for k, v in alike)] if alike else []
         if nulls:
-            parts.append("Not reported in any: " + ", ".join(nulls))
+            parts.append("Not reported in any: " + ", ".join(map(self._name, nulls)))
         return f'<p class="ev-shared" id="{ident}">{escape(name)} · {escape(". ".join(parts))}.</p>\n'
 
 

@@ -16,8 +16,9 @@ from ..checks.page import Page
 from ..core.export import ReportedResult, result_id
 from ..core.model import SourceRef
 from ..core.numbers import number_for_reading
+from ..core.words import key_name
 from ..site.dataset import csv_cell
-from ..site.records import ABSENT, Citation, Mention, in_words, split_conditions
+from ..site.records import ABSENT, Citation, Mention, split_conditions
 from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
@@ -70,7 +71,7 @@ class TableView:
     @property
     def heading(self) -> str:
         """The metric in words (``Decode rate``); the id itself is shown beside it."""
-        return condition_name(self.metric) if self.metric else "Results"
+        return key_name(self.metric) if self.metric else "Results"
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def record_shared(results: tuple[ReportedResult, ...], core: tuple[str, ...] = (
 
 def shared_view(shared: tuple[tuple[str, Any], ...],
                 titles: Mapping[str, str] | None = None) -> tuple[tuple[str, Cell], ...]:
-    return tuple((condition_name(key, titles), cell(value)) for key, value in shared)
+    return tuple((key_name(key, titles), cell(value)) for key, value in shared)
 
 
 def cell(value: Any) -> Cell:
@@ -163,19 +164,9 @@ def citation_view(citation: Citation, badges: Mapping[str, Badge] | None = None,
         )
         own = tuple((key, value) for key, value in shared if key not in record_keys)
         tables.append(TableView(metric, shared_view(own, titles),
-                                tuple(condition_name(key, titles) for key in varying), rows))
+                                tuple(key_name(key, titles) for key in varying), rows))
     return CitationView(citation.page, tuple(tables), citation.mentions, citation.sources,
                         any_checked(row.badge for table in tables for row in table.results))
-
-
-def condition_name(key: str, titles: Mapping[str, str] | None = None) -> str:
-    """A condition key in words: its schema ``title`` where ``titles`` has one, else the key in
-    words (``records.in_words``): ``GPU_memory_utilization`` -> ``GPU memory utilization``, ``kv_dtype`` -> ``KV dtype``."""
-    title = (titles or {}).get(key)
-    if title:
-        return title
-    words = in_words(key)
-    return words[0].upper() + words[1:]
 
 
 _PAGE_IDS = re.compile(r"main|site-search-input|from-\d+")  # the record page's own element ids

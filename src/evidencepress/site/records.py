@@ -21,6 +21,7 @@ from ..checks.semantic import normalise_url
 from ..core import jsontext
 from ..core.export import ReportedResult, objects, reported_results
 from ..core.model import SourceRef, pointer
+from ..core.words import in_words
 
 FACETS = ("system", "model", "engine")  # conditions offered as search filters and shown on cards
 ABSENT = object()  # a condition key a result does not carry (not considered), unlike null (not reported)
@@ -173,17 +174,6 @@ def derived_summary(citations: Sequence[Citation]) -> str:
         text += f" from documents published by {', '.join(publishers)}"
     articles = len(citations)
     return text + f", cited by {articles} article{'' if articles == 1 else 's'}."
-
-
-def in_words(key: str) -> str:
-    """A metric or condition key as words, acronyms in capitals: ``median_ttft`` -> ``median TTFT``,
-    ``kv_dtype`` -> ``KV dtype``, ``GPU_memory`` -> ``GPU memory`` (a key of no words stays itself)."""
-    words = [word.upper() if word.lower() in _ACRONYMS else word for word in key.replace("_", " ").split()]
-    return " ".join(words) or key
-
-
-_ACRONYMS = frozenset({"ttft", "tpot", "kv", "gpu", "cpu", "rss", "kl", "tp", "ep", "pp", "moe", "mtp", "vq", "tps",
-                       "ram", "vram", "nvfp4", "fp8", "bf16", "fp16", "id", "url", "sha256"})
 
 
 def _publishers(citations: Sequence[Citation]) -> tuple[str, ...]:

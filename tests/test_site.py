@@ -91,7 +91,24 @@ def test_a_record_page_names_each_source_document_by_its_path() -> None:
 
 def test_the_source_documents_of_a_citation_are_told_apart(built: dict[str, bytes]) -> None:
     html = text(built, "community/example-record/index.html")
-    assert re.search(r'Source documents?: <a href="[^"]+">README\.md</a> \(example, revision <code>', html), html
+    sources = html[html.index('<div class="meta record-sources">'):]
+    sources = sources[:sources.index("</div>")]
+    assert re.search(r'<li>example: <a href="[^"]+">README\.md</a>\s+· revision <details class="full-id"><summary>'
+                     r'<code>0123456789ab</code>', sources), sources
+    # a revision the documents share is written once, in full only on demand (it stood eight times, issue 28)
+    assert sources.count("0123456789abcdef0123456789abcdef01234567</code>") == 1
+
+
+def test_documents_at_one_revision_share_one_line() -> None:
+    from evidencepress.core.model import SourceRef
+    from evidencepress.output.views import CitationView
+
+    rev = "9c6ab02340b770c6c3e1a9a4d5e70a56c5829d32"
+    a, b, c = (SourceRef("p", f"https://example.org/{n}", rev, "a" * 64) for n in "abc")
+    other = SourceRef("q", "https://example.org/d", "v2", "b" * 64)
+    view = CitationView(page=None, tables=(), mentions=(), sources=(a, other, b, c))  # type: ignore[arg-type]
+    assert [(g.publisher, g.short_revision, g.documents) for g in view.source_groups] == [
+        ("p", rev[:12], (a, b, c)), ("q", "v2", (other,))]
 
 
 def test_a_null_condition_reads_not_reported_on_the_record_page(built: dict[str, bytes]) -> None:

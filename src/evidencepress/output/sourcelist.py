@@ -56,8 +56,8 @@ def _view(source: SourceRef, export: Mapping[str, Any], record_titles: Mapping[s
                   and not (len(path) == 2 and path[0] == "reported_results"))
     return SourceView(
         source=source,
-        short_revision=_short(source.revision),
-        short_sha256=_short(source.sha256),
+        short_revision=short_id(source.revision),
+        short_sha256=short_id(source.sha256),
         results=_count(len(results), "result"),
         metrics=tuple(in_words(metric) for metric in _distinct(r.metric for r in results)),
         records=tuple((record_titles.get(record, record), f"{COMMUNITY_URL}{record}/")
@@ -68,7 +68,8 @@ def _view(source: SourceRef, export: Mapping[str, Any], record_titles: Mapping[s
     )
 
 
-def _short(text: str) -> str:
+def short_id(text: str) -> str:
+    """A long hex revision or digest cut to its first ``SHORT`` characters; any other text as written."""
     return text[:SHORT] if len(text) > SHORT and all(c in "0123456789abcdefABCDEF" for c in text) else text
 
 

@@ -19,6 +19,7 @@ from ..core.numbers import number_for_reading
 from ..core.words import key_name
 from ..site.dataset import csv_cell
 from ..site.records import ABSENT, Citation, Mention, split_conditions
+from .sourcelist import short_id
 from .verification import Badge, any_checked
 
 NOT_REPORTED = "not reported"
@@ -85,6 +86,24 @@ class CitationView:
     @property
     def results(self) -> tuple[ResultView, ...]:
         return tuple(row for table in self.tables for row in table.results)
+
+    @property
+    def source_groups(self) -> tuple[SourceGroup, ...]:
+        """The source documents by publisher and revision, in the order first cited: a revision that
+        eight documents share is written once (shortened, the full value on demand)."""
+        groups: dict[tuple[str, str], list[SourceRef]] = {}
+        for source in self.sources:
+            groups.setdefault((source.publisher, source.revision), []).append(source)
+        return tuple(SourceGroup(publisher, revision, short_id(revision), tuple(documents))
+                     for (publisher, revision), documents in groups.items())
+
+
+@dataclass(frozen=True)
+class SourceGroup:
+    publisher: str
+    revision: str
+    short_revision: str  # the first characters of a long hex commit, else the revision as written
+    documents: tuple[SourceRef, ...]
 
 
 def record_shared(results: tuple[ReportedResult, ...], core: tuple[str, ...] = ()) -> tuple[tuple[str, Any], ...]:

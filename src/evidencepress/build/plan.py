@@ -60,6 +60,9 @@ class SitePlan:
     # Each reported result's state against the vault (verified, moved, ...), by page URL.
     source_states: Mapping[str, tuple[ResultState, ...]] = field(default_factory=dict)
     history: DataHistory = field(default_factory=DataHistory)  # the changes to the published data, from git
+    # The digest of each page's states (``PageVerification.digest``), by URL: the rendered cache keys
+    # take it instead of writing every state out again on every build.
+    state_keys: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -137,7 +140,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         # a page that failed validation may name the record: then only its own problems are reported
         problems += unknown_records(prose, {rid for page in every_page for rid in page.record_ids})
     page_keys = {source.url: key for source, key in zip(sources, keys, strict=True)}
-    source_states, source_problems = _verified_sources(options.vault_root or root, config, pages, caches, page_keys)
+    source_states, state_keys, source_problems = _verified_sources(options.vault_root or root, config, pages, caches,
+                                                                   page_keys)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
     index = index_site(pages, prose, config, table_spec(schemas), facts, result_states(source_states))
     exports_history = read_export_history(root)
@@ -155,16 +159,17 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     if has_errors(problems):
         return None, problems
     return SitePlan(config, schemas, tuple(pages), content.assets, index, page_keys, content.static,
-                    source_states, history), problems
+                    source_states, history, state_keys), problems
 
 
 def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches: Caches,
-                      page_keys: Mapping[str, str]) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
+                      page_keys: Mapping[str, str]
+                      ) -> tuple[dict[str, tuple[ResultState, ...]], dict[str, str], list[Problem]]:
     """The vault, each document's digest checked on every run (by a stat its book vouches for, else
     read and hashed: a changed byte must show), and each page's reported results looked up on the
     lines they cite: read back from the page cache under the page's key and the digests of the
-    documents it cites that the vault holds. Documents missing from the vault are noted when the
-    site has set verification up: its vault folder exists or site.toml names it."""
+    documents it cites that the vault holds; with the digest of each page's states. Documents missing from the vault are noted when the site has set verification up:
+    its vault folder exists or site.toml names it."""
     store, memo = caches.pages, caches.verified
     vault, problems = read_vault(root, config.vault, caches.vault)
     verified: dict[str, PageVerification] = {}
@@ -180,7 +185,7 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     memo.clear()  # a dev server's next rebuild takes them from here
     memo.update(zip(keys, verified.values(), strict=True))
     states, verify_problems = verified_states(verified, vault.folder, vault.exists or config.sources is not None)
-    return states, problems + verify_problems
+    return states, {url: found.digest for url, found in verified.items()}, problems + verify_problems
 
 
 def _claims(page: Page) -> tuple[SourceClaim, ...]:

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from jinja2 import Environment, Template
 
 from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
-from ..cache.pages import article_key, citing_key, record_key
+from ..cache.pages import EntryKeys, article_key, citing_key, record_key
 from ..core.diagnostics import Problem
 from ..core.forking import ordered_map
 from ..core.options import BuildOptions, StageProgress
@@ -83,6 +83,7 @@ class Renderer:
     env: Environment
     search_page: Template
     context_key: str  # what an article's or record page's files depend on besides the page itself
+    entries: EntryKeys = field(default_factory=EntryKeys)  # each article's entry in the site index, as a digest
 
 
 def renderer(plan: SitePlan, options: BuildOptions) -> Renderer:
@@ -146,7 +147,7 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
-        put_linked(files, rendered, "listing " + listing_key(site.context_key, ctx.index, listing),
+        put_linked(files, rendered, "listing " + listing_key(site.context_key, ctx.index, listing, site.entries),
                    functools.partial(listing_files, env, ctx, listing))
     data_key = data_files_key(site.context_key, plan)  # of what the records, the data and the feeds show
     put_linked(files, rendered, "community " + data_key,
@@ -189,13 +190,13 @@ def _render_keys(site: Renderer, plan: SitePlan, drawings: Drawings) -> tuple[li
     ctx = site.ctx
     fingerprint = plan.schemas.fingerprint
     page_keys = plan.page_keys
-    # The vault is not an input of a page: its states are part of each page's key.
-    states = plan.source_states
+    # The vault is not an input of a page: its states are part of each page's key (by what they are made of).
+    states = plan.state_keys
     citing = {page.url: citing_key(plan.index.facts.get(page.url, ""), page.front) for page in plan.pages}
     record_keys = [record_key(record, citing, fingerprint, site.context_key, states)
                    for record in plan.index.records]
-    keys = [article_key(page_keys[page.url], ctx.index.entry(page.url), site.context_key, drawings.digests(page.url),
-                        states.get(page.url, ()), ctx.history.of(page.url), neighbours(ctx.index, page.url))
+    keys = [article_key(page_keys[page.url], site.entries.of(ctx.index.entry(page.url)), site.context_key, drawings.digests(page.url),
+                        states.get(page.url, ""), ctx.history.of(page.url), neighbours(ctx.index, page.url))
             for page in plan.pages]
     return record_keys, keys
 

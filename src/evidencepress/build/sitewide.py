@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import fields
 
 from jinja2 import Environment
 
 from ..cache.caches import Store, key_of
+from ..cache.pages import EntryKeys
 from ..core import jsontext
 from ..output.article import SiteContext, render_listing
 from ..output.data import catalog_document, data_files
@@ -43,14 +43,10 @@ def listing_files(env: Environment, ctx: SiteContext, listing: Listing) -> dict[
     return {listing.url.lstrip("/") + name: data for name, data in render_listing(env, listing, ctx).items()}
 
 
-def listing_key(context: str, index: SiteIndex, listing: Listing) -> str:
-    """What a listing shows: its own fields, and of each article its URL, front matter and what
-    the site index says of it (figures, section, records, metrics, facets); not its prose."""
-    shown = [(entry.page.url, entry.page.front, [(field.name, getattr(entry, field.name))
-                                                 for field in fields(entry) if field.name != "page"])
-             for entry in listing.entries + listing.more]
+def listing_key(context: str, index: SiteIndex, listing: Listing, entries: EntryKeys) -> str:
+    """What a listing shows: its own fields, the site's totals and each of its articles (``entries``)."""
     return key_of(context, listing.url, listing.heading, listing.intro, repr(listing.sections),
-                  repr(index.totals), repr(shown))
+                  repr(index.totals), *(entries.of(entry) for entry in listing.entries + listing.more))
 
 
 def put_data_files(plan: SitePlan, files: FileSink, rendered: Store | None, key: str) -> dict[str, int]:

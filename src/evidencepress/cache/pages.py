@@ -22,31 +22,47 @@ from . import safepickle
 from .caches import Store, code_fingerprint, key_of
 
 
-def article_key(page: str, entry: Any, context: str, svgs: Mapping[str, str], states: Sequence[Any] = (),
+def article_key(page: str, entry: str, context: str, svgs: Mapping[str, str], states: str = "",
                 history: Sequence[Any] = (), around: Any = None) -> str:
     """What an article's rendered files depend on: the page (``page``: its page_key, of its source,
-    the schemas and the code), its entry in the site index (record titles, counts, section: every
-    field but the page), the site context and templates (``context``), its drawn charts
-    (sha256 by file name), its verification states (``states``: they come from the vault) and
+    the schemas and the code), its entry in the site index (``entry``: ``EntryKeys.of``; record
+    titles, counts, section), the site context and templates (``context``), its drawn charts
+    (sha256 by file name), its verification states (``states``: their digest, ``PageVerification.digest``) and
     the changes to its published data (``history``: they come from git) and its previous and next
     articles in its section (``around``)."""
-    about = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
     drawn = sorted(svgs.items())
-    return key_of(page, repr(about), context, repr(drawn), repr(tuple(states)), repr(tuple(history)),
-                  repr(around))
+    return key_of(page, entry, context, repr(drawn), states, repr(tuple(history)), repr(around))
+
+
+class EntryKeys:
+    """What the site index says of each article (its URL, front matter, figures, section, records,
+    metrics, facets; not its prose), as a digest made once per build: the article's own key and
+    every listing it stands in take it (at 5,000 articles, writing it out again for each was 8 % of
+    an edit)."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, str] = {}
+
+    def of(self, entry: Any) -> str:
+        url = entry.page.url
+        if url not in self._made:
+            shown = [(field.name, getattr(entry, field.name)) for field in fields(entry) if field.name != "page"]
+            self._made[url] = key_of(url, repr(entry.page.front), repr(shown))
+        return self._made[url]
+
 
 
 def record_key(record: Record, pages: Mapping[str, str], schema_fingerprint: str, context: str,
-               states: Mapping[str, Sequence[Any]] | None = None) -> str:
+               states: Mapping[str, str] | None = None) -> str:
     """What a record page's files depend on: its id, its prose file (content/community/<id>.md),
     what it shows of every article that cites it (``pages`` by URL: the digest of the article's
-    facts and its front matter, ``citing_key``), with its verification states (``states`` by URL),
+    facts and its front matter, ``citing_key``), with its verification states (``states``: their digest by URL),
     the schemas, the code and the site context and templates (``context``). An edit to one
     article renders again only the records it cites, and only when their data or its front matter
     changed: an edit of its prose renders none."""
     prose = (record.prose.source.rel, record.prose.source.text) if record.prose is not None else ("", "")
     known = states or {}
-    citing = [pages[citation.page.url] + repr(tuple(known.get(citation.page.url, ()))) for citation in record.citations]
+    citing = [pages[citation.page.url] + known.get(citation.page.url, "") for citation in record.citations]
     return key_of("record", record.id, *prose, schema_fingerprint, context, *citing)
 
 

@@ -19,6 +19,7 @@ A number token is a whole number as written: ``88`` is not a token of
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -66,6 +67,12 @@ class PageVerification:
     states: tuple[ResultState, ...]
     problems: tuple[Problem, ...]
     missing: tuple[str, ...]
+    digest: str = ""  # sha256 of the states written out: what a page's rendered files take of them
+
+    @classmethod
+    def of(cls, states: tuple[ResultState, ...], problems: tuple[Problem, ...], missing: tuple[str, ...]
+           ) -> PageVerification:
+        return cls(states, problems, missing, hashlib.sha256(repr(states).encode()).hexdigest())
 
 
 def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]],
@@ -106,7 +113,7 @@ def verify_page(claims: tuple[SourceClaim, ...], documents: Mapping[str, tuple[s
         state, claim_problems = verify_claim(claim, lines, vault_folder)
         states.append(state)
         problems += claim_problems
-    return PageVerification(tuple(states), tuple(problems), tuple(missing))
+    return PageVerification.of(tuple(states), tuple(problems), tuple(missing))
 
 
 def result_states(states: Mapping[str, tuple[ResultState, ...]]) -> dict[str, tuple[str, ...]]:

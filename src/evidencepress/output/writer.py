@@ -236,6 +236,7 @@ class StagedFolder:
         # one would change the status (ctime) of the other's, which its signature vouches by.
         self._reusing = standby is not None and _can_stage_in(standby.path, target)
         self._kept: Vouched = standby.files if standby is not None and self._reusing else {}
+        self._holding: dict[str, str] = {}  # what ``can_link`` found the standby tree holds: ``link`` asks again
         self.path = standby.path if standby is not None and self._reusing else Path(
             tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
         self.sizes: dict[str, int] = {}  # every file written, by POSIX path
@@ -257,11 +258,14 @@ class StagedFolder:
         return None  # never read back from the output
 
     def can_link(self, rel: str, digest: str) -> bool:
-        return _holds(self.path, self._kept, rel, digest) or _holds(self._previous, self._vouched, rel, digest)
+        if _holds(self.path, self._kept, rel, digest):
+            self._holding[rel] = digest
+            return True
+        return _holds(self._previous, self._vouched, rel, digest)
 
     def link(self, rel: str, digest: str) -> None:
         self._first(rel)
-        if _holds(self.path, self._kept, rel, digest):
+        if self._holding.pop(rel, None) == digest or _holds(self.path, self._kept, rel, digest):
             pass  # the standby tree has it already
         elif self.standby is not None:
             self._submit(self._files.copy, rel, self._previous)

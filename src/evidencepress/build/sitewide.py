@@ -12,13 +12,13 @@ they are linked (or kept) without being made; else they are made and put.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 
 from jinja2 import Environment
 
 from ..cache.caches import Store, key_of
 from ..cache.pages import EntryKeys
-from ..core import jsontext
 from ..output.article import SiteContext, render_listing
 from ..output.data import catalog_document, data_files
 from ..output.datapackage import Measured
@@ -33,7 +33,9 @@ def data_files_key(context: str, plan: SitePlan) -> str:
     the catalog (titles, summaries, dates and URLs of pages and records), the configuration,
     templates and schemas; not the pages' prose."""
     index = plan.index
-    catalog = hashlib.sha256(jsontext.dumps(catalog_document(index, plan.config), indent=None).encode())
+    # the standard library's encoder: the catalog holds no number whose literal must be kept, and
+    # the package's own encoder took 0.17 s of each edit at 5,000 articles
+    catalog = hashlib.sha256(json.dumps(catalog_document(index, plan.config), default=repr).encode())
     return key_of("data files", context, plan.schemas.fingerprint, catalog.hexdigest(),
                   repr([(page.url, index.facts.get(page.url)) for page in plan.pages]), repr(index.results.states))
 

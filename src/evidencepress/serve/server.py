@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import gc
 import hashlib
 import json
 import mimetypes
@@ -28,6 +29,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from ..core.diagnostics import Problem, format_text, has_errors, shown_path, sort_problems
+from ..core.forking import collector
 from ..output.generated import PAGEFIND_FOLDER
 from ..output.search import SearchIndex
 from ..output.searchshards import index_in_shards
@@ -44,6 +46,7 @@ BUILDING = (b'<!doctype html><html lang="en"><meta charset="utf-8"><title>Buildi
             b'<body style="font:1.1rem system-ui,sans-serif;margin:3rem"><p>Building the site\xe2\x80\xa6 '
             b"this page reloads when it is ready.</p></body></html>")
 PORTS_TRIED = 20  # a busy --port: the next free one of this many is taken
+COLLECT_AFTER = 2.0  # seconds after a rebuild is published that its garbage is collected (if no save came)
 
 
 @dataclass(frozen=True)
@@ -244,6 +247,7 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild,
     import watchfiles
 
     config = _fingerprint(root / "site.toml")
+    due = 0.0  # when the garbage of the last rebuild is collected (0: none waits)
     while not stop.is_set():
         folders = [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()]
         for changes in watchfiles.watch(*folders, stop_event=stop, debounce=100, step=20, rust_timeout=500,
@@ -258,6 +262,10 @@ def watch_and_rebuild(root: Path, site: LiveSite, rebuild: Rebuild,
                 started = time.perf_counter()
                 files, problems = rebuild()
                 report(site.publish(files, problems), time.perf_counter() - started, changed)
+                due = time.monotonic() + COLLECT_AFTER
+            elif due and time.monotonic() >= due:
+                gc.collect()  # the rebuilds run without the collector (see run_server); the page is long served
+                due = 0.0
             if [root / name for name in WATCHED_FOLDERS if (root / name).is_dir()] != folders:
                 break
 
@@ -347,6 +355,15 @@ def run_server(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..
                all_problems: bool = False) -> list[Problem]:
     """Build, serve and rebuild until interrupted (Ctrl-C). Returns no problems: they are shown live.
     A page asked for during the first build is a "building…" page that reloads when it is done."""
+    with collector(enabled=False):
+        return _serve(root, port, drafts, jobs, echo, all_problems)
+
+
+def _serve(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., None],
+           all_problems: bool = False) -> list[Problem]:
+    """``run_server`` without the cyclic garbage collector: a rebuild of 5,000 pages makes objects
+    enough for it to walk the whole site several times (15 % of the rebuild); the watcher collects
+    once the rebuild is served and the site is idle."""
     from ..build.recipe import site_caches, site_files
     from ..core.options import BuildOptions, ConfigError
     from ..output.writer import MemoryFiles

@@ -282,9 +282,11 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
     or the items are few; and from the first chunk that fails (a worker died, ``function``
     raised) on, so that a failure shows like any other.
     """
-    if context is None or context.get_start_method() == "fork":
-        context = multiprocessing.get_context("fork") if fork_is_safe() else None
     workers = pool_size(jobs, len(items), min_per_worker)
+    if workers > 1 and (context is None or context.get_start_method() == "fork"):
+        # asked only when there is work for workers: it counts the process's threads, and waits
+        # for those that are ending (a dev server's rebuild of one page paid 40 ms for it)
+        context = multiprocessing.get_context("fork") if fork_is_safe() else None
     done = 0
     if workers > 1 and context is not None:
         for result in _in_workers(function, items, workers, _chunks(len(items), chunk, heavy), in_flight, context):

@@ -45,6 +45,8 @@ PAGES = {
     "explore": ("explore/", "#explore-table tbody tr"),
     "search": ("search/?q=Kimi", ".pagefind-ui__result-link"),
     "data": ("data/", "main table.data-files tbody tr"),
+    # its code blocks scroll sideways: they were not reachable by keyboard (scrollable-region-focusable)
+    "for-ai": ("for-ai/", "main pre"),
 }
 SCHEMES = ("light", "dark")
 VIEWPORTS = {1280: 900, 375: 800}

@@ -171,6 +171,47 @@ def test_every_page_fits_a_phone_without_sideways_scrolling(browser: Any, server
         phone.close()
 
 
+@pytest.mark.parametrize("width", [1280, 375])
+def test_every_kind_of_page_starts_at_the_headers_left_edge(browser: Any, server: str, width: int) -> None:
+    """Articles started at x=20 and the other pages at x=148 at 1280 px (/data/'s heading at 288):
+    one left edge for the header and the content of every page (issue 28)."""
+    visit = Visit(browser, width=width)
+    try:
+        edges = {}
+        for path in ["", "guides/", ARTICLE, RECORD, "data/", "explore/", "gaps/", "for-ai/", "changes/", "community/"]:
+            page = visit.open(server + path, wait_until="load")
+            edges[path] = page.evaluate("[document.querySelector('.site-header .wrap > *').getBoundingClientRect().left,"
+                                        " document.querySelector('main h1').getBoundingClientRect().left]")
+        assert len({round(x) for pair in edges.values() for x in pair}) == 1, edges
+    finally:
+        visit.close()
+
+
+def test_a_value_note_is_a_24px_target_and_a_compact_popover_on_a_phone(browser: Any, server: str) -> None:
+    """The "i" after an inline value was 10.4 px (WCAG 2.5.8 asks 24) and its note covered a phone's
+    whole screen; it opens below or above the value and leaves most of the page in view."""
+    phone = Visit(browser, width=375)
+    try:
+        page = phone.open(server + "guides/deepseek-1017-tensorfold-community/")
+        trigger = page.locator("a.ev-more").first
+        trigger.scroll_into_view_if_needed()
+        box = trigger.bounding_box()
+        assert box is not None and box["width"] >= 24 and box["height"] >= 24
+        line = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.prose p')).lineHeight)")
+        pair = page.locator(".ev-pair").first.bounding_box()
+        assert pair is not None and pair["height"] <= line + 1  # the target does not make its line taller
+        trigger.click()
+        popover = page.locator("#ev-popover")
+        assert popover.is_visible()
+        shown = popover.bounding_box()
+        assert shown is not None and shown["height"] <= 0.5 * 900 and shown["width"] <= 375
+        page.keyboard.press("Escape")
+        assert not popover.is_visible()
+        assert phone.problems == []
+    finally:
+        phone.close()
+
+
 def test_on_a_phone_search_results_follow_the_filters_without_a_gap(browser: Any, server: str) -> None:
     """Pagefind's drawer gap is also its row gap: once the results wrap under the filters, they
     started 54 px lower than the filters' own spacing."""

@@ -88,8 +88,9 @@ def test_a_value_is_its_literal_and_unit_linked_to_its_row_and_evidence_with_con
     """HTML links the record row (cited line, check, evidence); Markdown the evidence itself. What the
     value is and its conditions are in a note after the body, reached by a small link named by the value."""
     prose, markdown = built(tmp_path, "Decode ran at {value}`example-record/Decode at C1` on one Spark.")
-    assert (f'<p>Decode ran at <a class="ev-value" href="{ROW}">88.697 tokens/s</a><a class="ev-more" '
-            'href="#ev-note-1" aria-label="About 88.697 tokens/s"><span aria-hidden="true">i</span></a> on one Spark.</p>'
+    # the value and its "i" in one unbreakable pair: the "i" never starts a line alone (issue 28)
+    assert (f'<p>Decode ran at <span class="ev-pair"><a class="ev-value" href="{ROW}">88.697 tokens/s</a><a class="ev-more" '
+            'href="#ev-note-1" aria-label="About 88.697 tokens/s"><span aria-hidden="true">i</span></a></span> on one Spark.</p>'
             ) in prose
     assert note(prose, "ev-note-1") == (f'Decode at C1 (example-record). one run. '
                                         f'<a href="{ROW}">Every condition, its source line and its check</a>')
@@ -125,8 +126,8 @@ def test_a_derived_value_shows_its_formula_and_is_marked(tmp_path: Path) -> None
     c1, c16 = f"[88.697 tokens/s]({EVIDENCE})", f"[231.294 tokens/s]({EVIDENCE})"
     assert markdown == (f"C16 gives 2.6 (= {c16} ÷ {c1}) times C1; both add up to 319.991 tokens/s (= {c1} + {c16}) "
                         f"and differ by 142.597 tokens/s (= {c16} − {c1}).")
-    assert ('<span class="ev-derived">2.6</span><a class="ev-more" href="#ev-note-3" aria-label="About 2.6">'
-            '<span aria-hidden="true">i</span></a><span class="ev-formula"> (= <a class="ev-value"') in prose
+    assert ('<span class="ev-pair"><span class="ev-derived">2.6</span><a class="ev-more" href="#ev-note-3" aria-label="About 2.6">'
+            '<span aria-hidden="true">i</span></a></span><span class="ev-formula"> (= <span class="ev-pair"><a class="ev-value"') in prose
     assert note(prose, "ev-note-3") == ("Derived by the site: ratio of two values of the export, rounded half-up "
                                         "to 1 decimal place.")
     assert note(prose, "ev-note-4") == "Derived by the site: sum of two values of the export."
@@ -149,7 +150,8 @@ def test_values_in_tables_and_link_text(tmp_path: Path) -> None:
     prose, markdown = built(tmp_path, body)
     assert markdown == "See [the peak 97.2 GiB](#part)."
     assert '<a href="#part">the peak <span class="ev-value">97.2 GiB</span></a>.' in prose  # no link in a link
-    assert f'<td style="text-align:right"><a class="ev-value" href="{ROW}">88.697</a><a class="ev-more" href="#ev-note-1"' in prose
+    assert (f'<td style="text-align:right"><span class="ev-pair"><a class="ev-value" href="{ROW}">88.697</a>'
+            '<a class="ev-more" href="#ev-note-1"') in prose
     assert 'ev-note-2' not in prose  # the value inside the link has no note
 
 

@@ -117,12 +117,23 @@ def _render_fence(self: Any, tokens: Sequence[Token], idx: int, options: Any, en
         return ""
     if start in env["figures"]:
         return str(env["figures"][start])
-    return str(self.fence(tokens, idx, options, env))
+    return _focusable(str(self.fence(tokens, idx, options, env)))
+
+
+def _render_code_block(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: dict[str, Any]) -> str:
+    return _focusable(str(self.code_block(tokens, idx, options, env)))
+
+
+def _focusable(html: str) -> str:
+    """A code block scrolls sideways when its lines are long: a keyboard reaches it (axe's
+    scrollable-region-focusable, serious, on /for-ai/)."""
+    return html.replace("<pre>", '<pre tabindex="0">', 1) if html.startswith("<pre>") else html
 
 
 def _html_renderer() -> MarkdownIt:
     md = create_parser()
     md.add_render_rule("fence", _render_fence)
+    md.add_render_rule("code_block", _render_code_block)
     md.add_render_rule("link_open", _render_link_open)
     md.add_render_rule("image", _render_image)
     md.add_render_rule("table_open", _render_table_open)

@@ -140,8 +140,9 @@ def value_html(item: InlineValue, page_url: str, notes: ValueNotes, in_link: boo
     symbol = item.formula_symbol
     inputs = symbol.join(_input_html(part, part.display, page_url, notes, in_link) for part in item.inputs)
     note = "" if in_link else _note_button(notes.add(f"Derived by the site: {item.note}."), item.text)
-    return (f'<span class="ev-derived">{escape(item.text)}</span>{note}'
-            f'<span class="ev-formula"> (= {inputs})</span>')
+    derived = f'<span class="ev-derived">{escape(item.text)}</span>'
+    pair = f'<span class="ev-pair">{derived}{note}</span>' if note else derived
+    return pair + f'<span class="ev-formula"> (= {inputs})</span>'
 
 
 def _input_html(part: Selected, text: str, page_url: str, notes: ValueNotes, in_link: bool,
@@ -150,8 +151,10 @@ def _input_html(part: Selected, text: str, page_url: str, notes: ValueNotes, in_
     href = relative(page_url, part.row) if part.row else part.evidence_url
     note = "" if in_link else _note_button(notes.add_value(part, derived), text)
     if href and not in_link:
-        return f'<a class="{kind}" href="{escape(href)}">{escape(text)}</a>{note}'
-    return f'<span class="{kind}">{escape(text)}</span>{note}'
+        value = f'<a class="{kind}" href="{escape(href)}">{escape(text)}</a>'
+    else:
+        value = f'<span class="{kind}">{escape(text)}</span>'
+    return f'<span class="ev-pair">{value}{note}</span>' if note else value
 
 
 def _note_button(ident: str, text: str) -> str:

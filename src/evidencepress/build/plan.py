@@ -168,8 +168,9 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     """The vault, each document's digest checked on every run (by a stat its book vouches for, else
     read and hashed: a changed byte must show), and each page's reported results looked up on the
     lines they cite: read back from the page cache under the page's key and the digests of the
-    documents it cites that the vault holds; with the digest of each page's states. Documents missing from the vault are noted when the site has set verification up:
-    its vault folder exists or site.toml names it."""
+    documents it cites that the vault holds; with the digest of each page's states. Documents
+    missing from the vault are noted when the site has set verification up: its vault folder
+    exists or site.toml names it."""
     store, memo = caches.pages, caches.verified
     vault, problems = read_vault(root, config.vault, caches.vault)
     verified: dict[str, PageVerification] = {}

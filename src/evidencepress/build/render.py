@@ -190,13 +190,14 @@ def _render_keys(site: Renderer, plan: SitePlan, drawings: Drawings) -> tuple[li
     ctx = site.ctx
     fingerprint = plan.schemas.fingerprint
     page_keys = plan.page_keys
-    # The vault is not an input of a page: its states are part of each page's key (by what they are made of).
+    # The vault is not an input of a page: its states are part of each page's key (as their digest).
     states = plan.state_keys
     citing = {page.url: citing_key(plan.index.facts.get(page.url, ""), page.front) for page in plan.pages}
     record_keys = [record_key(record, citing, fingerprint, site.context_key, states)
                    for record in plan.index.records]
-    keys = [article_key(page_keys[page.url], site.entries.of(ctx.index.entry(page.url)), site.context_key, drawings.digests(page.url),
-                        states.get(page.url, ""), ctx.history.of(page.url), neighbours(ctx.index, page.url))
+    keys = [article_key(page_keys[page.url], site.entries.of(ctx.index.entry(page.url)), site.context_key,
+                        drawings.digests(page.url), states.get(page.url, ""), ctx.history.of(page.url),
+                        neighbours(ctx.index, page.url))
             for page in plan.pages]
     return record_keys, keys
 

@@ -115,7 +115,8 @@ class ValueNotes:
     def _shared_html(self, record: str, ident: str) -> str:
         alike, nulls = self.shared.by_record[record]
         name = record.rstrip("/").rsplit("/", 1)[-1]
-        parts = ["Conditions all its results on this page share: " + "; ".join(f"{self._name(k)}: {v}" for k, v in alike)] if alike else []
+        alike_text = "; ".join(f"{self._name(k)}: {v}" for k, v in alike)
+        parts = ["Conditions all its results on this page share: " + alike_text] if alike else []
         if nulls:
             parts.append("Not reported in any: " + ", ".join(map(self._name, nulls)))
         return f'<p class="ev-shared" id="{ident}">{escape(name)} · {escape(". ".join(parts))}.</p>\n'

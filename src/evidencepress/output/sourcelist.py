@@ -31,7 +31,8 @@ class SourceView:
     results: str  # "3 results", "" when none cites the document
     metrics: tuple[str, ...]  # the metrics in words ("prefill rate")
     records: tuple[tuple[str, str], ...]  # each citing record's title (its id without one) and its page's site path
-    shared: tuple[tuple[str, str], ...]  # (human name, value) of each condition with one value in every result citing it
+    # (human name, value) of each condition with one value in every result citing the document
+    shared: tuple[tuple[str, str], ...]
     shared_heading: str  # what the shared conditions are of: "its result", "all its results"
     other_entries: str  # "2 other entries (facts, observations)", "" when none
 

@@ -23,7 +23,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from ..core.diagnostics import Location, Problem, error, note, warning
@@ -67,12 +67,12 @@ class PageVerification:
     states: tuple[ResultState, ...]
     problems: tuple[Problem, ...]
     missing: tuple[str, ...]
-    digest: str = ""  # sha256 of the states written out: what a page's rendered files take of them
+    # sha256 of the states written out: what a page's rendered files take of them. Made from the
+    # states when the verification is made, and kept with it in the page cache (never passed in).
+    digest: str = field(init=False, compare=False)
 
-    @classmethod
-    def of(cls, states: tuple[ResultState, ...], problems: tuple[Problem, ...], missing: tuple[str, ...]
-           ) -> PageVerification:
-        return cls(states, problems, missing, hashlib.sha256(repr(states).encode()).hexdigest())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "digest", hashlib.sha256(repr(self.states).encode()).hexdigest())
 
 
 def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]],
@@ -113,7 +113,7 @@ def verify_page(claims: tuple[SourceClaim, ...], documents: Mapping[str, tuple[s
         state, claim_problems = verify_claim(claim, lines, vault_folder)
         states.append(state)
         problems += claim_problems
-    return PageVerification.of(tuple(states), tuple(problems), tuple(missing))
+    return PageVerification(tuple(states), tuple(problems), tuple(missing))
 
 
 def result_states(states: Mapping[str, tuple[ResultState, ...]]) -> dict[str, tuple[str, ...]]:

@@ -141,9 +141,8 @@ def value_html(item: InlineValue, page_url: str, notes: ValueNotes, in_link: boo
     symbol = item.formula_symbol
     inputs = symbol.join(_input_html(part, part.display, page_url, notes, in_link) for part in item.inputs)
     note = "" if in_link else _note_button(notes.add(f"Derived by the site: {item.note}."), item.text)
-    derived = f'<span class="ev-derived">{escape(item.text)}</span>'
-    pair = f'<span class="ev-pair">{derived}{note}</span>' if note else derived
-    return pair + f'<span class="ev-formula"> (= {inputs})</span>'
+    formula = f'<span class="ev-formula"> (= {inputs})</span>'
+    return _paired(f'<span class="ev-derived">{escape(item.text)}</span>', note) + formula
 
 
 def _input_html(part: Selected, text: str, page_url: str, notes: ValueNotes, in_link: bool,
@@ -155,6 +154,11 @@ def _input_html(part: Selected, text: str, page_url: str, notes: ValueNotes, in_
         value = f'<a class="{kind}" href="{escape(href)}">{escape(text)}</a>'
     else:
         value = f'<span class="{kind}">{escape(text)}</span>'
+    return _paired(value, note)
+
+
+def _paired(value: str, note: str) -> str:
+    """A value and its note's "i" in one span that no line break parts (none: the value alone)."""
     return f'<span class="ev-pair">{value}{note}</span>' if note else value
 
 

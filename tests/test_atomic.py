@@ -22,6 +22,7 @@ import pytest
 from sitekit import article, export, make_site, result, tree
 
 from evidencepress.build.recipe import build_site
+from evidencepress.core import filestate
 from evidencepress.core.options import BuildOptions
 from evidencepress.output.writer import wait_for_removals
 
@@ -221,3 +222,36 @@ def test_a_build_staged_in_the_standby_tree_killed_at_every_step(tmp_path: Path)
         assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
         assert (tree(root / "_site"), tree(root / "exports")) == new, step
         assert _hidden(root) == [], step
+
+
+def test_a_file_both_trees_name_is_never_written_through(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first edit after a cold build hard-links its unchanged files from the tree it replaces
+    (issue 27), so the standby tree and the live one name the same files. The next build stages in
+    the standby tree: at no step may the live tree change (a changed file is removed and written
+    anew), and its output is what a build without caches makes."""
+    monkeypatch.setattr(filestate, "RACY_NS", 0)  # the builds are quicker than the racy window
+    root = tmp_path / "site"
+
+    def built(texts: list[str], checkpoint: Callable[[str], None] | None = None) -> None:
+        make_site(root, {f"guides/p{i}.md": article(f"Page {i}", f"{text}\n\n## Part\n\nMore.\n",
+                                                    export(result("Run", 40.5 + i))) for i, text in enumerate(texts)})
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1), checkpoint=checkpoint) if p.is_error]
+
+    built(["Text 0.", "Text 1.", "Text 2."])
+    built(["Text 0, edited.", "Text 1.", "Text 2."])
+    shared = root / "_site/guides/p1/index.html"
+    assert shared.stat().st_nlink == 2, "the unchanged page was not linked into the new tree"
+    live = tree(root / "_site"), tree(root / "exports")
+    steps: list[str] = []
+
+    def unchanged_live_tree(step: str) -> None:
+        steps.append(step)
+        if step.startswith(("staging", "staged")):
+            assert (tree(root / "_site"), tree(root / "exports")) == live, step
+
+    built(["Text 0, edited.", "Text 1, edited.", "Text 2."], unchanged_live_tree)
+    assert "staged _site" in steps and shared.stat().st_nlink == 1  # written anew in the standby tree
+    fresh = make_site(tmp_path / "fresh", {})
+    shutil.copytree(root / "content", fresh / "content")
+    assert not [p for p in build_site(BuildOptions(root=fresh, jobs=1, use_cache=False)) if p.is_error]
+    assert tree(root / "_site") == tree(fresh / "_site") and tree(root / "exports") == tree(fresh / "exports")

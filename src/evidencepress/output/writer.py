@@ -23,11 +23,15 @@ stages in it: it keeps each file that holds what it would write (its
 signature is the one the build that wrote it recorded, ``core.filestate``),
 writes the others anew (never through an old file), and removes those it did
 not put, then swaps it in. An edit of one page thus writes a few files and
-removes none. The two trees never share a file (a hard link between them would
-let the removal or replacement of one change the other's status): an
-unchanged file of the live tree is copied into the standby tree, not linked. A
-kill while staging leaves a half-written standby tree, whose changed files no
-signature vouches for any more: the next build writes them again.
+removes none. A file of the live tree that the staged tree lacks is
+hard-linked into it, not copied (the first edit after a cold build would
+otherwise copy the whole site): the two trees then name one file, which no
+build writes through (a changed file is removed and written anew). The link
+changes the file's status, so the standby tree's signature of it no longer
+vouches for it; the live tree's, taken after the link, does for both names
+while they are one file (same inode). A kill while staging leaves a
+half-written standby tree, whose changed files no signature vouches for any
+more: the next build writes them again.
 """
 
 from __future__ import annotations
@@ -60,6 +64,7 @@ Checkpoint = Callable[[str], None]
 JOURNAL_VERSION = 1
 REMOVE_THREADS = 4
 WRITE_THREADS = 2  # file creation is kernel time: threads overlap it with rendering
+LINK_BATCH = 128  # files linked by one writer thread's task (a task of its own costs more than a link)
 MAX_PENDING = 64  # files handed to the writer threads and not yet written
 REMOVE_ALONE = 256  # entries below which one thread removes a tree
 
@@ -182,18 +187,18 @@ class FolderWriter:
         _clear(os.path.join(self.root, rel))
         return self.write_chunks(rel, (data,))
 
-    def copy(self, rel: str, previous: str) -> int:
-        """Copy the file of the same path under ``previous`` in (whatever is there is removed first)."""
+    def link(self, rel: str, previous: str, replacing: bool = False) -> None:
+        """Hard-link the file of the same path under ``previous`` (the tree this one replaces);
+        ``replacing``: whatever is at the path is removed first (a standby tree staged in again)."""
         self._make_parent(rel)
         path = os.path.join(self.root, rel)
-        _clear(path)
-        shutil.copyfile(os.path.join(previous, rel), path, follow_symlinks=False)
-        return 0
-
-    def link(self, rel: str, previous: str) -> None:
-        """Hard-link the file of the same path under ``previous`` (the tree this one replaces)."""
-        self._make_parent(rel)
-        os.link(os.path.join(previous, rel), os.path.join(self.root, rel), follow_symlinks=False)
+        try:
+            os.link(os.path.join(previous, rel), path, follow_symlinks=False)
+        except FileExistsError:
+            if not replacing:
+                raise
+            _clear(path)
+            os.link(os.path.join(previous, rel), path, follow_symlinks=False)
 
     def _make_parent(self, rel: str) -> None:
         parent = rel.rpartition("/")[0]
@@ -248,6 +253,7 @@ class StagedFolder:
         self._previous = str(target)  # unchanged files are linked from it
         self._threads: ThreadPoolExecutor | None = None
         self._pending: deque[Future[int]] = deque()
+        self._links: list[str] = []  # files to link not yet handed to a writer thread
 
     def put(self, rel: str, data: bytes, digest: bytes | None = None) -> None:
         self._first(rel)
@@ -258,23 +264,34 @@ class StagedFolder:
         return None  # never read back from the output
 
     def can_link(self, rel: str, digest: str) -> bool:
-        if _holds(self.path, self._kept, rel, digest):
+        standby = _status(self.path, rel) if self._reusing else None
+        if standby is not None and _vouches(self._kept, rel, standby, digest):
             self._holding[rel] = digest
             return True
-        return _holds(self._previous, self._vouched, rel, digest)
+        live = _status(self._previous, rel) if self._vouched else None
+        if live is None or not _vouches(self._vouched, rel, live, digest):
+            return False
+        if standby is not None and (standby.st_ino, standby.st_dev) == (live.st_ino, live.st_dev):
+            self._holding[rel] = digest  # the standby tree names the live tree's file (an earlier build's link)
+        return True
 
     def link(self, rel: str, digest: str) -> None:
         self._first(rel)
-        if self._holding.pop(rel, None) == digest or _holds(self.path, self._kept, rel, digest):
-            pass  # the standby tree has it already
-        elif self.standby is not None:
-            self._submit(self._files.copy, rel, self._previous)
-        else:
-            self._files.link(rel, self._previous)  # here: a link costs less than handing it to a thread
+        if self._holding.pop(rel, None) != digest:  # linked by a writer thread, LINK_BATCH at a time
+            self._links.append(rel)
+            if len(self._links) >= LINK_BATCH:
+                self._submit(self._link_all, self._links)
+                self._links = []
         known = self._vouched.get(rel) or self._kept.get(rel)
         self.sizes[rel] = known[1][1] if known is not None and known[1] is not None else 0  # can_link saw it
         if self.hashes is not None:
             self.hashes[rel] = bytes.fromhex(digest)
+
+    def _link_all(self, rels: list[str]) -> int:
+        """A writer thread's task: the live tree's files ``rels`` linked into this one."""
+        for rel in rels:
+            self._files.link(rel, self._previous, replacing=self._reusing)
+        return 0
 
     def _submit(self, task: Callable[..., int], *arguments: object) -> None:
         if self._threads is None:
@@ -322,6 +339,9 @@ class StagedFolder:
 
     def wait(self) -> None:
         """Every file put so far is written (or its error raised)."""
+        if self._links:
+            self._submit(self._link_all, self._links)
+            self._links = []
         while self._pending:
             self._pending.popleft().result()
 
@@ -335,6 +355,7 @@ class StagedFolder:
                 self._threads = None
             forking.forget(self)
             self._pending.clear()
+            self._links = []
 
     def pause(self) -> None:
         """Before a fork: the files put so far are written (their errors kept for ``wait``) and the
@@ -410,11 +431,19 @@ def _holds(folder: str | Path, recorded: Vouched, rel: str, digest: str) -> bool
     and ``recorded`` (what the build that wrote it recorded) vouch?"""
     if not recorded:
         return False
-    try:
-        status = os.lstat(os.path.join(folder, rel))
-    except OSError:
-        return False
+    status = _status(folder, rel)
+    return status is not None and _vouches(recorded, rel, status, digest)
+
+
+def _vouches(recorded: Vouched, rel: str, status: os.stat_result, digest: str) -> bool:
     return stat.S_ISREG(status.st_mode) and vouched_digest(recorded, rel, signature_of(status)) == digest
+
+
+def _status(folder: str | Path, rel: str) -> os.stat_result | None:
+    try:
+        return os.lstat(os.path.join(folder, rel))
+    except OSError:
+        return None
 
 
 def _clear(path: str) -> None:

@@ -248,7 +248,8 @@ def _rendered_pages(path: Path) -> int:
     with _database(path) as db:
         (pages,), = db.execute("SELECT count(*) FROM entries WHERE key NOT LIKE 'file %' AND key NOT LIKE 'search %'"
                                " AND key NOT LIKE 'data %' AND key NOT LIKE 'gaps %'"
-                               " AND key NOT LIKE 'listing %' AND key NOT LIKE 'community %' AND key NOT LIKE 'feeds %'")
+                               " AND key NOT LIKE 'listing %' AND key NOT LIKE 'community %' AND key NOT LIKE 'feeds %'"
+                               " AND key NOT LIKE 'exports table %'")
     return int(pages)
 
 

@@ -30,6 +30,7 @@ from evidencepress.cli import main
 from evidencepress.core import filestate, seal
 from evidencepress.output.article import render_listing
 from evidencepress.output.data import data_files
+from evidencepress.output.exports import results_chunks
 
 MARKER = "planted-pickle-ran"
 
@@ -571,14 +572,15 @@ def test_a_page_whose_bytes_left_the_cache_is_rendered_again(cached: Path, refer
 
 def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(
         cached: Path, reference: dict[str, bytes], monkeypatch: pytest.MonkeyPatch) -> None:
-    """/data/ (143 MB for 5,000 articles) and the listings were made again for an edit of a sentence
-    (issue 27); an edit of the data or of a title makes them again."""
+    """/data/ (143 MB for 5,000 articles), exports/results.csv and the listings were made again for an
+    edit of a sentence (issue 27); an edit of the data or of a title makes them again."""
     from evidencepress.build import sitewide
 
     results, home = cached / "_site/data/results.json", cached / "_site/index.html"
     made: list[str] = []
     monkeypatch.setattr(sitewide, "data_files", lambda *args: made.append("data") or data_files(*args))
     monkeypatch.setattr(sitewide, "render_listing", lambda *args: made.append("listing") or render_listing(*args))
+    monkeypatch.setattr(sitewide, "results_chunks", lambda *args: made.append("table") or results_chunks(*args))
     aged()
     build(cached)  # a replay: the files written last get their signatures
     expected = beta_edited(cached, reference)  # the text of an article, not its data
@@ -591,12 +593,12 @@ def test_the_data_files_and_listings_are_linked_when_no_page_data_changed(
     beta = cached / "content/guides/beta.md"
     fresh = site(cached.parent / "fresh")
     for (old, new), remade in zip((("40.75", "40.5"), ('title: "Beta"', 'title: "Beta, renamed"')),
-                                  (["data"], ["data", "listing", "listing"]), strict=True):
+                                  (["data", "table"], ["data", "listing", "listing", "table"]), strict=True):
         assert old in beta.read_text()
         beta.write_text(beta.read_text().replace(old, new, 1))
         made.clear()
         build(cached)
-        assert sorted(made) == remade  # the data: /data/; a title: /data/ (the catalog), home, Guides
+        assert sorted(made) == remade  # the data: /data/, exports/; a title: also home, Guides
         shutil.copy(beta, fresh / "content/guides/beta.md")
         build(fresh, "--no-cache")
         assert published(cached) == published(fresh)

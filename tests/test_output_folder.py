@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import textwrap
@@ -13,8 +14,16 @@ from click.testing import CliRunner
 from sitekit import article, make_site, tree
 
 from evidencepress.cli import main
+from evidencepress.core import filestate
 from evidencepress.output import writer
-from evidencepress.output.writer import FolderWriter, remove_tree, staged_folders, wait_for_removals, write_trees
+from evidencepress.output.writer import (
+    FolderWriter,
+    Standby,
+    remove_tree,
+    staged_folders,
+    wait_for_removals,
+    write_trees,
+)
 
 
 def _site(root: Path) -> Path:
@@ -284,3 +293,24 @@ def test_the_process_waits_for_the_removal_of_the_old_tree_at_exit(tmp_path: Pat
     """)
     subprocess.run([sys.executable, "-c", script, str(tmp_path)], check=True)
     assert (tmp_path / "out/a.html").read_bytes() == b"new" and _hidden(tmp_path) == []
+
+
+def test_a_put_file_the_live_tree_holds_is_linked_into_a_new_standby_tree(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cached build with no standby tree yet (the first edit after a cold build) wrote every file it
+    was handed again, the search index's 5,000 included (issue 27): one whose bytes the live tree
+    holds, as its signature vouches, is linked; another is written anew, never through the old file."""
+    monkeypatch.setattr(filestate, "RACY_NS", 0)  # the files are not older than the racy window
+    target, journal = tmp_path / "out", tmp_path / "journal.json"
+    write_trees({target: {"same.html": b"same", "changed.html": b"old"}}, journal)
+    before = {name: (target / name).stat() for name in ("same.html", "changed.html")}
+    vouched = {name: (hashlib.sha256((target / name).read_bytes()).hexdigest(), filestate.signature_of(status))
+               for name, status in before.items()}
+    standby = Standby(tmp_path / "standby", {})
+    with staged_folders([target], journal, previous={target: vouched}, standby={target: standby}) as folders:
+        folders[target].put("same.html", b"same")
+        folders[target].put("changed.html", b"new")
+    assert (target / "same.html").stat().st_ino == before["same.html"].st_ino
+    assert (target / "changed.html").stat().st_ino != before["changed.html"].st_ino
+    assert (tmp_path / "standby/changed.html").read_bytes() == b"old"  # the replaced tree, kept as the standby
+    assert tree(target) == {"same.html": b"same", "changed.html": b"new"}

@@ -25,7 +25,7 @@ from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
-from ..output.exports import EXPORTS_DIR, RESULTS_FILE, export_files, results_chunks, stale_exports
+from ..output.exports import EXPORTS_DIR, export_files, stale_exports
 from ..output.search import SearchIndexer
 from ..output.writer import Checkpoint, MemoryFiles, Standby, read_tree, refusal, staged_folders, wait_for_removals
 from .draw import draw_charts, drawing_folder
@@ -154,8 +154,7 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
             site = renderer(plan, options)  # every template is read from here on
             render_pages(site, plan, options, drawings, folders[out], search, rendered, progress, folders[exports])
             search.start()  # Pagefind indexes in its own process while the rest is made
-            render_generated(site, plan, options, folders[out], rendered)
-            folders[exports].put_chunks(RESULTS_FILE, results_chunks(plan.pages, site.ctx))  # the articles' are in
+            render_generated(site, plan, options, folders[out], rendered, folders[exports])
             if options.use_cache:
                 caches.commit()  # every entry is right for its key, whatever happens to the build
             unchanged = digest is not None and inputs_digest(options, out) == digest  # every input is read by now

@@ -63,7 +63,7 @@ from .rendered import (
     put_rendered,
     save_rendered,
 )
-from .sitewide import data_files_key, listing_files, listing_key, put_data_files, put_linked
+from .sitewide import data_files_key, listing_files, listing_key, put_data_files, put_linked, put_results_table
 
 SearchRun = ShardedSearch | IndexerRun
 
@@ -142,9 +142,10 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
 
 
 def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink,
-                     rendered: Store | None = None) -> None:
+                     rendered: Store | None = None, exports: FileSink | None = None) -> None:
     """Listings, the pages of /community/, /explore/ and /schema/, 404, the data files, feeds,
-    /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files."""
+    /changes/ and /history/, /gaps/, /data/'s index (after the files it measures), copied files;
+    exports/results.csv into ``exports`` (None: nowhere)."""
     env, ctx = site.env, site.ctx
     for listing in plan.index.listings:
         put_linked(files, rendered, "listing " + listing_key(site.context_key, ctx.index, listing, site.entries),
@@ -157,6 +158,8 @@ def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, file
     _put(files, None, SCHEMA_URL, render_schema_index(env, ctx, schemas))
     _put(files, None, "/", {"404.html": render_not_found(env, ctx)})
     sizes = put_data_files(plan, files, rendered, data_key)  # of each file of /data/, as written: for its index
+    if exports is not None:
+        put_results_table(plan, ctx, exports, rendered, data_key)
     put_linked(files, rendered, "feeds " + data_key, lambda: feed_files(plan.index, plan.config))
     _put(files, None, "/", history_files(env, ctx))
     gaps = put_linked(files, rendered, "gaps " + data_key, lambda: gap_files(env, ctx))

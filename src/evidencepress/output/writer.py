@@ -320,7 +320,11 @@ class StagedFolder:
         """A writer thread's task (hashing, like writing, lets the other threads run)."""
         if self.standby is not None:
             digest = digest if digest is not None else hashlib.sha256(data).digest()
-            if not _holds(self.path, self._kept, rel, digest.hex()):
+            if _holds(self.path, self._kept, rel, digest.hex()):
+                pass  # the standby tree has it already
+            elif _holds(self._previous, self._vouched, rel, digest.hex()):
+                self._files.link(rel, self._previous, replacing=self._reusing)  # the search index's 5,000 files
+            else:
                 self._files.replace(rel, data)
             size = len(data)
         else:

@@ -255,3 +255,24 @@ def test_a_file_both_trees_name_is_never_written_through(tmp_path: Path, monkeyp
     shutil.copytree(root / "content", fresh / "content")
     assert not [p for p in build_site(BuildOptions(root=fresh, jobs=1, use_cache=False)) if p.is_error]
     assert tree(root / "_site") == tree(fresh / "_site") and tree(root / "exports") == tree(fresh / "exports")
+
+
+def test_a_cold_cached_build_killed_at_every_step_then_built_again(tmp_path: Path) -> None:
+    """A cold cached build makes the standby tree as a twin of its new tree, linking each file into
+    it as it is written (issue 27): a kill at any step leaves no output or the new one, and the next
+    build (staged in a twin left half made) makes the new site."""
+    new = _built(tmp_path / "new", 2)
+    template = tmp_path / "template"
+    _version(template, 2)
+    shutil.copytree(template, tmp_path / "probe")
+    steps = int(_kill(tmp_path / "probe", 0, "renameat2", "cached").stdout)
+    assert steps >= 6 and len(list((tmp_path / "probe/.cache/standby").iterdir())) == 2
+    for step in range(1, steps + 1):
+        root = tmp_path / f"kill-{step}"
+        shutil.copytree(template, root)
+        outcome = _kill(root, step, "renameat2", "cached")
+        assert outcome.returncode == -signal.SIGKILL, (step, outcome.stderr)
+        assert not (root / "_site").exists() or tree(root / "_site") == new[0], step
+        assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
+        assert (tree(root / "_site"), tree(root / "exports")) == new, step
+        assert _hidden(root) == [], step

@@ -295,11 +295,12 @@ def test_the_process_waits_for_the_removal_of_the_old_tree_at_exit(tmp_path: Pat
     assert (tmp_path / "out/a.html").read_bytes() == b"new" and _hidden(tmp_path) == []
 
 
-def test_a_put_file_the_live_tree_holds_is_linked_into_a_new_standby_tree(tmp_path: Path,
+def test_a_put_file_the_live_tree_holds_is_linked_and_a_new_standby_tree_is_its_twin(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """A cached build with no standby tree yet (the first edit after a cold build) wrote every file it
     was handed again, the search index's 5,000 included (issue 27): one whose bytes the live tree
-    holds, as its signature vouches, is linked; another is written anew, never through the old file."""
+    holds, as its signature vouches, is linked; another is written anew, never through the old file.
+    The tree it replaces goes: the standby tree is made as a twin of the new one."""
     monkeypatch.setattr(filestate, "RACY_NS", 0)  # the files are not older than the racy window
     target, journal = tmp_path / "out", tmp_path / "journal.json"
     write_trees({target: {"same.html": b"same", "changed.html": b"old"}}, journal)
@@ -312,5 +313,6 @@ def test_a_put_file_the_live_tree_holds_is_linked_into_a_new_standby_tree(tmp_pa
         folders[target].put("changed.html", b"new")
     assert (target / "same.html").stat().st_ino == before["same.html"].st_ino
     assert (target / "changed.html").stat().st_ino != before["changed.html"].st_ino
-    assert (tmp_path / "standby/changed.html").read_bytes() == b"old"  # the replaced tree, kept as the standby
+    twin = tmp_path / "standby/same.html"  # no standby tree yet: made as the new tree's twin
+    assert twin.stat().st_ino == before["same.html"].st_ino and tree(tmp_path / "standby") == tree(target)
     assert tree(target) == {"same.html": b"same", "changed.html": b"new"}

@@ -175,9 +175,13 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
                                  hint="the previous output is in place; free space or fix permissions, "
                                       "then build again")], None, False
-    # the trees this build replaced are the standby trees now: as the last build recorded them
-    outputs = Outputs(out, output_files(folders[out].hashes or {}), exports, output_files(folders[exports].hashes or {}),
-                      last.files if last is not None else (), last.exports_files if last is not None else ())
+    # the standby trees now: the trees this build replaced, as the last build recorded them, or twins
+    # of its own made as it wrote them
+    site_files, exports_files = output_files(folders[out].hashes or {}), output_files(folders[exports].hashes or {})
+    outputs = Outputs(out, site_files, exports, exports_files,
+                      site_files if folders[out].twinned else last.files if last is not None else (),
+                      exports_files if folders[exports].twinned else last.exports_files if last is not None else (),
+                      (folders[out].twinned, folders[exports].twinned))
     return problems + render_problems, outputs, unchanged
 
 

@@ -107,12 +107,12 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
         if setup is None:
             return None, problems
     root, schemas, config = options.root, setup.schemas, setup.config
-    content, read_problems = read_content(root)
+    caches = caches if caches is not None else site_caches(options)
+    content, read_problems = read_content(root, known=caches.read)
     problems += read_problems
     pages: list[Page] = []
     every_page: list[Page] = []  # drafts included: a record of a draft may have its prose
     prose: list[RecordProse] = []
-    caches = caches if caches is not None else site_caches(options)
     store = caches.pages
     drafts: list[str] = []
     for source in content.pages:

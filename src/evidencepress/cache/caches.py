@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .. import __version__
+from ..content.read import ReadPages
 from ..core.diagnostics import Location, Problem, note, shown_path
 from ..core.filestate import DigestBook
 from .store import Store, evict_oldest, prune_store
@@ -88,6 +89,9 @@ class Caches:
     # caches across rebuilds, does not read and unpickle every page again for each edit.
     outcomes: dict[str, object] = field(default_factory=dict)
     verified: dict[str, object] = field(default_factory=dict)  # the same for each page's verification
+    # A dev server's pages read by its last rebuild (``content.read.ReadPages``); None: a build,
+    # which reads every page once
+    read: ReadPages | None = None
     # The vault documents' digests, vouched for by their stat signatures (saved at commit).
     vault: DigestBook = field(default_factory=lambda: DigestBook(None))
 

@@ -70,6 +70,9 @@ class Store:
         self._batches = False  # begin() was called: what is saved is written in batches
         self._held = 0  # bytes saved and not yet written
         self.discarded = 0  # entries read whose seal or content did not hold (see the module's docstring)
+        # the values ``load`` gave, by key, when not None (a dev server: each rebuild loaded and
+        # unpickled every page's rendered entry again, 0.09 s at 5,000 articles)
+        self.kept: dict[str, Any] | None = None
 
     @property
     def name(self) -> str:
@@ -77,14 +80,20 @@ class Store:
         return self.path.name if self.path is not None else ""
 
     def load(self, key: str) -> Any | None:
+        if self.kept is not None and key in self.kept:
+            self._used.add(key)
+            return self.kept[key]
         data = self.load_pickled(key)
         if data is None:
             return None
         try:
-            return safepickle.loads(data)
+            value = safepickle.loads(data)
         except Exception:  # noqa: BLE001 - an entry of types the cache does not admit is a miss
             self.discarded += 1
             return None
+        if self.kept is not None:
+            self.kept[key] = value  # a key names its value for good: the same for the next rebuild
+        return value
 
     def has(self, key: str) -> bool:
         """Whether ``load`` would find an entry (it may still be unreadable)."""

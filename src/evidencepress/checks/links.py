@@ -20,12 +20,12 @@ from typing import Any, Protocol
 
 from markdown_it.token import Token
 
-from ..content.markdown import links
+from ..content.markdown import Link, links
 from ..core.diagnostics import Location, Problem, error
 from ..core.export import reported_results
 from ..core.model import SourceFile
 from ..core.urls import is_site_path, strip_fragment
-from .page import Page
+from .page import LinkFacts, Page
 
 REFUSED = ("javascript:", "data:", "vbscript:", "file:")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
@@ -58,14 +58,14 @@ def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: Abstr
     ``others``: prose that is not an article (record pages): its links are checked, its ids are not targets.
     ``failed``: URLs of articles with errors of their own (not built this time): a link to them or to a
     file below them is not checked, since their errors, not the link, are what to fix."""
-    pages = list(pages)
-    anchors = {page.url: page_anchors(page) for page in pages}
-    heading_ids = {page.url: [str(t.attrGet("id")) for t in page.tokens if t.type == "heading_open" and t.attrGet("id")]
-                   for page in pages}
+    found = [(page, page.link_facts or link_facts(page)) for page in pages]
+    anchors = {page.url: facts.anchors for page, facts in found}
+    heading_ids = {page.url: facts.heading_ids for page, facts in found}
     problems: list[Problem] = []
-    linking: list[Linking] = [*pages, *others]
-    for page in linking:
-        for link in links(page.tokens, functools.partial(_body_lines, page)):
+    linking: list[tuple[Linking, Sequence[Link]]] = [(page, facts.links) for page, facts in found]
+    linking += [(other, links(other.tokens, functools.partial(_body_lines, other))) for other in others]
+    for page, page_links in linking:
+        for link in page_links:
             where = Location(page.source.path, page.body_line + link.line, link.col)
             if failed and _under(link.href, page.url, failed):
                 continue
@@ -74,6 +74,12 @@ def check_links(pages: Iterable[Page], produced: AbstractSet[str], drafts: Abstr
             if problem is not None:
                 problems.append(problem)
     return problems
+
+
+def link_facts(page: Page) -> LinkFacts:
+    """The page's links and ids, for ``check_links`` (found once, when the page is validated)."""
+    heading_ids = tuple(str(t.attrGet("id")) for t in page.tokens if t.type == "heading_open" and t.attrGet("id"))
+    return LinkFacts(tuple(links(page.tokens, functools.partial(_body_lines, page))), page_anchors(page), heading_ids)
 
 
 def _body_lines(page: Linking) -> list[str]:

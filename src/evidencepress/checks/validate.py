@@ -8,6 +8,7 @@ the semantic checks of SPEC §4.3; chart fences are planned against the export
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 from ..charts import chart_id_problems, plan_chart
@@ -19,6 +20,7 @@ from ..schemas.load import SchemaSet
 from .charttext import chart_text
 from .claims import source_claims
 from .inlinevalues import resolve_inline_values
+from .links import link_facts
 from .page import Page
 from .placeholders import placeholder_problems
 from .prose import check_prose
@@ -57,6 +59,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
                 inline_values=inline_values, record_ids=record_ids(export.value if export else None),
                 source_claims=source_claims(export.value, export.positions) if export else ())
+    page = replace(page, link_facts=link_facts(page))
     if front.draft:
         problems.append(_draft_note(parsed))
     return page, problems

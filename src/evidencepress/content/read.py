@@ -14,16 +14,21 @@ import errno
 import os
 import re
 import stat
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.diagnostics import Location, Problem, error, warning
+from ..core.filestate import Signature, signature_of, vouchable
 from ..core.model import Asset, SourceFile
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_PAGE_BYTES = 12_000_000  # above the 10 MB export the tests build; a 20 MB article took minutes to parse
 ASSETS = "assets"
 STATIC_DIR = "static"
+# The pages a dev server read last, by file path, each with its file's signature then: a page whose
+# file has it still is taken over unread (each rebuild of 5,000 articles read and decoded 137 MB).
+ReadPages = dict[str, tuple[Signature, SourceFile]]
 
 
 @dataclass(frozen=True)
@@ -33,7 +38,9 @@ class Content:
     static: tuple[Asset, ...] = ()  # rel is the path in the output root
 
 
-def read_content(root: Path, content_dir: str = "content") -> tuple[Content, list[Problem]]:
+def read_content(root: Path, content_dir: str = "content",
+                 known: ReadPages | None = None) -> tuple[Content, list[Problem]]:
+    """``known``: the pages read by the last run of a dev server (see ReadPages), left holding this one's."""
     base = root / content_dir
     problems: list[Problem] = []
     if not base.is_dir():
@@ -46,10 +53,12 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
     pages: list[SourceFile] = []
     assets: list[Asset] = []
     real_base = base.resolve()
+    taken = time.time_ns()  # before any file's signature is taken (``core.filestate.vouchable``)
     for path in _walk(base):
         rel = path.relative_to(base).as_posix()
         shown = f"{content_dir}/{rel}"
-        refused = _refused(path, real_base, shown)
+        status = _lstat(path) if known is not None else None
+        refused = _refused(path, real_base, shown, mode=status.st_mode if status is not None else None)
         if refused is not None:
             problems.append(refused)
             continue
@@ -58,7 +67,8 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
             if data is not None:
                 assets.append(Asset(rel, data))
         elif path.suffix == ".md":
-            page, page_problems = _read_page(path, rel, shown)
+            page, page_problems = (_read_page(path, rel, shown) if known is None or status is None
+                                   else _read_known(path, rel, shown, known, status, taken))
             problems.extend(page_problems)
             if page is not None:
                 pages.append(page)
@@ -66,7 +76,35 @@ def read_content(root: Path, content_dir: str = "content") -> tuple[Content, lis
             problems.append(warning(Location(shown), "not published: only .md files and content/assets/ are",
                                     "path", hint="move static files to content/assets/"))
     unique, clashes = _one_page_per_url(pages)
+    if known is not None:
+        for gone in known.keys() - {str(base / page.rel) for page in pages}:
+            del known[gone]
     return Content(unique, tuple(assets), static), problems + clashes + static_problems
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return None  # gone since the folder was listed: not a regular file
+
+
+def _read_known(path: Path, rel: str, shown: str, known: ReadPages, status: os.stat_result,
+                taken: int) -> tuple[SourceFile | None, list[Problem]]:
+    """``_read_page``, or the page read last time when its file's signature is the one it had then
+    (``status``: taken before the file is read, after ``taken``; recorded only when not racy then,
+    ``core.filestate``)."""
+    key = str(path)
+    signature = signature_of(status)
+    found = known.get(key)
+    if found is not None and found[0] == signature and found[1].path == shown:
+        return found[1], []
+    page, problems = _read_page(path, rel, shown)
+    if page is not None and vouchable(signature, taken):
+        known[key] = (signature, page)
+    else:
+        known.pop(key, None)
+    return page, problems
 
 
 def read_static(root: Path) -> tuple[tuple[Asset, ...], list[Problem]]:
@@ -148,13 +186,13 @@ def _inside(path: Path, base: Path) -> bool:
     return path == base or base in path.parents
 
 
-def _refused(path: Path, real_base: Path, shown: str, folder: str = "content") -> Problem | None:
+def _refused(path: Path, real_base: Path, shown: str, folder: str = "content", mode: int | None = None) -> Problem | None:
     """A symlink leaving the folder, a broken or looping one, or anything that is not a regular file.
-    (One ``lstat`` answers for a regular file, as nearly every one is: a site of 5,000 pages asked three.)"""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        mode = 0  # gone since the folder was listed: not a regular file
+    (One ``lstat`` answers for a regular file, as nearly every one is: a site of 5,000 pages asked three.)
+    ``mode``: the file's, when the caller has it."""
+    if mode is None:
+        status = _lstat(path)
+        mode = status.st_mode if status is not None else 0
     if stat.S_ISREG(mode):
         return None
     if stat.S_ISLNK(mode):

@@ -86,6 +86,7 @@ class Entry:
     records: tuple[RecordLink, ...]
     metrics: tuple[MetricCount, ...]
     facets: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, distinct values) for search filters
+    listed: str = ""  # ``PageFacts.listed`` of the facts these were found from ("": not known)
 
     @property
     def lastmod(self) -> dt.date:
@@ -196,6 +197,8 @@ class PageFacts:
     # sha256 of all the above: the same for an edit of the page's prose, so that what is made of the
     # facts of every page (the data files, a record's page) is made again only when they change
     digest: str = ""
+    # sha256 of the record counts, metrics and facets: what a listing's entry shows of the page
+    listed: str = ""
 
 
 def page_facts(page: Page, spec: TableSpec) -> PageFacts:
@@ -212,7 +215,8 @@ def page_facts(page: Page, spec: TableSpec) -> PageFacts:
     csv, ends = unverified_csv(page.url, rows, spec)
     found = (spec, rows, cited_records(page, spec.conditions), tuple(counts.items()),
              tuple(MetricCount(m, u, n) for (m, u), n in metrics.items()), facets(results), csv, ends)
-    return PageFacts(*found, digest=hashlib.sha256(pickle.dumps(found, protocol=5)).hexdigest())
+    return PageFacts(*found, digest=hashlib.sha256(pickle.dumps(found, protocol=5)).hexdigest(),
+                     listed=hashlib.sha256(pickle.dumps(found[3:6], protocol=5)).hexdigest())
 
 
 def _facts(page: Page, found: PageFacts | None, spec: TableSpec) -> PageFacts:
@@ -246,7 +250,7 @@ def _entry(page: Page, facts: PageFacts, config: SiteConfig, record_titles: Mapp
     figures = Figures(len(facts.rows), len(facts.record_counts), len(page.front.sources), len(page.charts))
     section_title = config.section_title(page.section) if page.section else ""
     section_url = f"/{page.section}/" if page.section else ""
-    return Entry(page, figures, section_title, section_url, links, facts.metrics, facts.facets)
+    return Entry(page, figures, section_title, section_url, links, facts.metrics, facts.facets, facts.listed)
 
 
 def _newest_first(entries: Iterable[Entry]) -> tuple[Entry, ...]:

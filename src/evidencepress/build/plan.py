@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..cache.caches import Caches, Store, key_of, open_caches
 from ..cache.pages import Outcome, load_page, page_key, save_page
-from ..checks.claims import SourceClaim, cited_documents, source_claims
+from ..checks.claims import SourceClaim, source_claims
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.filenames import name_collisions
 from ..checks.links import check_links
@@ -34,7 +34,7 @@ from ..output.article import (
 )
 from ..output.writer import MARKER
 from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
-from ..site.dataset import table_spec
+from ..site.dataset import TableSpec, table_spec
 from ..site.history import DataHistory, data_history
 from ..site.index import PageFacts, SiteIndex, generated_paths, index_site
 from .validating import validate_sources
@@ -124,7 +124,8 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     keys = [page_key(source, schemas.fingerprint) for source in sources]
     facts: dict[str, PageFacts] = {}
     failed: set[str] = set()  # URLs of pages with errors: links to them are not broken links as well
-    validated = _validated(sources, keys, store, schemas, options.jobs, progress, caches.outcomes)
+    spec = table_spec(schemas)
+    validated = _validated(sources, keys, store, schemas, spec, options.jobs, progress, caches.outcomes)
     for source, outcome in zip(sources, validated, strict=True):
         page = outcome.page
         failed |= {source.url} if page is None else set()
@@ -143,7 +144,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     source_states, state_keys, source_problems = _verified_sources(options.vault_root or root, config, pages, caches,
                                                                    page_keys)
     problems += source_problems if options.absent_is_error else [_as_warning(p) for p in source_problems]
-    index = index_site(pages, prose, config, table_spec(schemas), facts, result_states(source_states))
+    index = index_site(pages, prose, config, spec, facts, result_states(source_states))
     exports_history = read_export_history(root)
     problems += exports_history.problems
     history = data_history(exports_history, [page for page in pages if not page.front.draft])
@@ -176,7 +177,7 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     verified: dict[str, PageVerification] = {}
     keys: list[str] = []
     for page in pages:
-        held = sorted(cited_documents(page.export) & vault.documents.keys())
+        held = sorted(page.cited_documents & vault.documents.keys())
         keys.append("verified " + key_of(page_keys[page.url], vault.folder, *held))
         found = memo.get(keys[-1]) or store.load(keys[-1])
         if not isinstance(found, PageVerification):
@@ -192,7 +193,7 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
 def _claims(page: Page) -> tuple[SourceClaim, ...]:
     """The page's claims on its sources: those it was validated with, or, for a page read back from
     the page cache (which keeps none), those of its export parsed again."""
-    if page.source_claims or not cited_documents(page.export):
+    if page.source_claims or not page.cited_documents:
         return page.source_claims
     parsed, _ = parse_page(page.source)
     export = parsed.export if parsed is not None else None
@@ -224,14 +225,14 @@ def caches_of(options: BuildOptions) -> Path:
     return options.cache_root or options.root / CACHE_ROOT
 
 
-def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, jobs: int,
+def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, spec: TableSpec, jobs: int,
                progress: StageProgress | None, memo: dict[str, object]) -> list[Outcome]:
     """Parse and validate each page, or take its outcome from ``memo`` (those of the last run of a
     dev server), or read it back from the page cache under its key (``page_key``: of the file, the
     schemas and this package's code). The pages the cache misses are validated together (on
     several processes when there are many). ``memo`` is left holding this run's outcomes."""
     known = [memo.get(key) for key in keys]
-    outcomes = [found if isinstance(found, Outcome) else load_page(store, key, source)
+    outcomes = [found if isinstance(found, Outcome) else _same_spec(load_page(store, key, source), spec)
                 for found, key, source in zip(known, keys, sources, strict=True)]
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:
@@ -245,6 +246,16 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
     memo.clear()
     memo.update((key, outcome) for key, outcome in zip(keys, outcomes, strict=True) if outcome is not None)
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _same_spec(outcome: Outcome | None, spec: TableSpec) -> Outcome | None:
+    """The outcome with its facts' table spec (made for the page's key, whose schemas it is made
+    of: equal to ``spec``) made ``spec`` itself: the index then compares each page's by identity (a
+    dev server's rebuild of 5,000 articles compared them field by field)."""
+    facts = outcome.facts if outcome is not None else None
+    if outcome is None or facts is None or facts.spec is spec or facts.spec != spec:
+        return outcome
+    return replace(outcome, facts=replace(facts, spec=spec))
 
 
 def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:

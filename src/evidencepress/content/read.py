@@ -54,6 +54,7 @@ def read_content(root: Path, content_dir: str = "content",
     assets: list[Asset] = []
     real_base = base.resolve()
     taken = time.time_ns()  # before any file's signature is taken (``core.filestate.vouchable``)
+    seen: set[str] = set()  # the pages' files, for ``known``
     for path in _walk(base):
         rel = path.relative_to(base).as_posix()
         shown = f"{content_dir}/{rel}"
@@ -69,6 +70,7 @@ def read_content(root: Path, content_dir: str = "content",
         elif path.suffix == ".md":
             page, page_problems = (_read_page(path, rel, shown) if known is None or status is None
                                    else _read_known(path, rel, shown, known, status, taken))
+            seen.add(str(path))
             problems.extend(page_problems)
             if page is not None:
                 pages.append(page)
@@ -77,7 +79,7 @@ def read_content(root: Path, content_dir: str = "content",
                                     "path", hint="move static files to content/assets/"))
     unique, clashes = _one_page_per_url(pages)
     if known is not None:
-        for gone in known.keys() - {str(base / page.rel) for page in pages}:
+        for gone in known.keys() - seen:
             del known[gone]
     return Content(unique, tuple(assets), static), problems + clashes + static_problems
 

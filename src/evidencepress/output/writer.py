@@ -240,11 +240,11 @@ class StagedFolder:
         # staged in the standby tree (the output before the last one), where its files are kept
         # that are what this build would write, and the others written over; else a new folder
         self.standby = standby
-        # With a standby tree, no file is linked between two trees: removing or replacing a file of
-        # one would change the status (ctime) of the other's, which its signature vouches by.
+        # A file of the live tree that the standby tree lacks is linked into it (never written
+        # through afterwards); one that both name is vouched for by the live tree's signature.
         self._reusing = standby is not None and _can_stage_in(standby.path, target)
         self._kept: Vouched = standby.files if standby is not None and self._reusing else {}
-        self._holding: dict[str, str] = {}  # what ``can_link`` found the standby tree holds: ``link`` asks again
+        self._holding: dict[str, str] = {}  # what ``can_link`` found the standby tree holds: ``link`` keeps it
         self.path = standby.path if standby is not None and self._reusing else Path(
             tempfile.mkdtemp(prefix=f".{target.name}.new-", dir=target.parent))
         # No standby tree yet (a cold build): each file is also linked into one as it is written,

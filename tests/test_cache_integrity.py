@@ -517,8 +517,6 @@ def test_the_next_edit_stages_in_the_standby_tree_and_keeps_its_unchanged_files(
     the files that changed since, and swaps it in: no tree is removed, no unchanged file written.
     The first edit after a cold build hard-links the unchanged files into its new tree: it copied
     them (0.86 GB for 5,000 articles, a third of that edit's time; issue 27)."""
-    from evidencepress.output.writer import FolderWriter
-
     alpha = cached / "_site/guides/alpha/index.json"
     first = alpha.stat().st_ino  # of the first build's tree
     aged()
@@ -529,10 +527,7 @@ def test_the_next_edit_stages_in_the_standby_tree_and_keeps_its_unchanged_files(
     assert alpha.stat().st_ino == first and alpha.stat().st_nlink == 2, "the unchanged file was not linked"
     aged()
     build(cached)  # a replay: the files linked last get their signatures
-    linked: list[str] = []
-    real = FolderWriter.link
-    monkeypatch.setattr(FolderWriter, "link", lambda writer, rel, *args, **kw: linked.append(rel) or real(
-        writer, rel, *args, **kw))
+    linked = recorded_links(monkeypatch)
     beta = cached / "content/guides/beta.md"
     beta.write_text(beta.read_text().replace("Beta text, edited.", "Beta text, edited twice."))
     build(cached)
@@ -545,21 +540,27 @@ def test_the_next_edit_stages_in_the_standby_tree_and_keeps_its_unchanged_files(
     assert not [p.name for p in cached.iterdir() if p.name.startswith(("._site", ".exports"))]
 
 
+def recorded_links(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files the writer hard-links from now on (from the live tree, or into a twin), by path."""
+    from evidencepress.output.writer import FolderWriter
+
+    linked: list[str] = []
+    real = FolderWriter.link
+    monkeypatch.setattr(FolderWriter, "link", lambda writer, rel, *args, **kw: linked.append(rel) or real(
+        writer, rel, *args, **kw))
+    return linked
+
+
 def test_a_cold_build_makes_the_standby_tree_as_a_twin_of_its_own(cached: Path, reference: dict[str, bytes],
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The first edit after a cold build linked every file of the site from the live tree into its new
     one (25,261 files for 5,000 articles; issue 27): the cold build links each file it writes into a
     standby tree too, and the edit stages in it, linking nothing."""
-    from evidencepress.output.writer import FolderWriter
-
     alpha = cached / "_site/guides/alpha/index.json"
     assert len(list((cached / ".cache/standby").iterdir())) == 2 and alpha.stat().st_nlink == 2
     aged()
     build(cached)  # a replay: the files written last get their signatures
-    linked: list[str] = []
-    real = FolderWriter.link
-    monkeypatch.setattr(FolderWriter, "link", lambda writer, rel, *args, **kw: linked.append(rel) or real(
-        writer, rel, *args, **kw))
+    linked = recorded_links(monkeypatch)
     expected = beta_edited(cached, reference)
     build(cached)
     assert published(cached) == expected

@@ -177,6 +177,7 @@ def test_a_dev_server_reads_only_the_pages_whose_files_changed(tmp_path: Path, m
     folder.mkdir(parents=True)
     for name in ("a", "b", "c"):
         (folder / f"{name}.md").write_text(f"text {name}\n", encoding="utf-8")
+    (folder / "linked.md").symlink_to(folder / "b.md")  # a link's signature says nothing of its target
     time.sleep(filestate.RACY_NS / 1e9 + 0.05)  # older than the racy window, as files being edited are
     known: ReadPages = {}
     first, _ = read_content(tmp_path, known=known)
@@ -188,6 +189,6 @@ def test_a_dev_server_reads_only_the_pages_whose_files_changed(tmp_path: Path, m
     real = read._read_page
     monkeypatch.setattr(read, "_read_page", lambda path, *args: reads.append(path.name) or real(path, *args))
     second, _ = read_content(tmp_path, known=known)
-    assert [page.text for page in second.pages] == ["text A\n", "text b\n"]
-    assert second.pages[1] is first.pages[1] and reads == ["a.md"]
+    assert [page.text for page in second.pages] == ["text A\n", "text b\n", "text b\n"]
+    assert second.pages[1] is first.pages[1] and reads == ["a.md", "linked.md"]
     assert sorted(Path(path).name for path in known) == ["b.md"]  # a.md changed within the racy window

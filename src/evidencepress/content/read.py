@@ -102,7 +102,8 @@ def _read_known(path: Path, rel: str, shown: str, known: ReadPages, status: os.s
     if found is not None and found[0] == signature and found[1].path == shown:
         return found[1], []
     page, problems = _read_page(path, rel, shown)
-    if page is not None and vouchable(signature, taken):
+    if page is not None and stat.S_ISREG(status.st_mode) and vouchable(signature, taken):  # a link's own
+        # signature says nothing of its target's bytes: a linked page is read every time
         known[key] = (signature, page)
     else:
         known.pop(key, None)

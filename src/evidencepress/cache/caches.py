@@ -89,9 +89,7 @@ class Caches:
     # caches across rebuilds, does not read and unpickle every page again for each edit.
     outcomes: dict[str, object] = field(default_factory=dict)
     verified: dict[str, object] = field(default_factory=dict)  # the same for each page's verification
-    # A dev server's pages read by its last rebuild (``content.read.ReadPages``); None: a build,
-    # which reads every page once
-    read: ReadPages | None = None
+    read: ReadPages = field(default_factory=dict)  # the same for each page's file as read (``content.read``)
     # The vault documents' digests, vouched for by their stat signatures (saved at commit).
     vault: DigestBook = field(default_factory=lambda: DigestBook(None))
 

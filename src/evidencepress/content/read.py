@@ -58,8 +58,8 @@ def read_content(root: Path, content_dir: str = "content",
     for path in _walk(base):
         rel = path.relative_to(base).as_posix()
         shown = f"{content_dir}/{rel}"
-        status = _lstat(path) if known is not None else None
-        refused = _refused(path, real_base, shown, mode=status.st_mode if status is not None else None)
+        status = _lstat(path)
+        refused = _refused(path, real_base, shown, mode=status.st_mode if status is not None else 0)
         if refused is not None:
             problems.append(refused)
             continue

@@ -304,15 +304,15 @@ class StagedFolder:
         """A writer thread's task: the live tree's files ``rels`` linked into this one."""
         for rel in rels:
             self._files.link(rel, self._previous, replacing=self._reusing)
-            self._twinned(rel)
+            self._link_into_twin(rel)
         return 0
 
     @property
     def twinned(self) -> bool:
-        """Is the standby tree made by this build, a twin of this tree (see ``_twinned``)?"""
+        """Is the standby tree made by this build, a twin of this tree (see ``_link_into_twin``)?"""
         return self._twin is not None
 
-    def _twinned(self, rel: str) -> None:
+    def _link_into_twin(self, rel: str) -> None:
         """The file just written, linked into the standby tree being made: the two trees name the
         same files, and their signatures (taken once the build is done) vouch for both."""
         if self._twin is not None:
@@ -340,7 +340,7 @@ class StagedFolder:
             digest = hashlib.sha256()
             self.sizes[rel] = self._files.write_chunks(rel, _hashing(chunks, digest.update))
             self.hashes[rel] = digest.digest()
-        self._twinned(rel)
+        self._link_into_twin(rel)
 
     def _write(self, rel: str, data: bytes, digest: bytes | None) -> int:
         """A writer thread's task (hashing, like writing, lets the other threads run)."""
@@ -354,7 +354,7 @@ class StagedFolder:
             size = len(data)
         else:
             size = self._files.write_or_link(rel, data, self._previous)
-        self._twinned(rel)
+        self._link_into_twin(rel)
         if self.hashes is not None:
             self.hashes[rel] = digest if digest is not None else hashlib.sha256(data).digest()
         return size

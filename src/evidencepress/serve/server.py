@@ -12,7 +12,6 @@ keeps being served.
 
 from __future__ import annotations
 
-import dataclasses
 import errno
 import functools
 import gc
@@ -373,8 +372,7 @@ def _serve(root: Path, port: int, drafts: bool, jobs: int, echo: Callable[..., N
     server = _free_server(site, port, stop, echo)
     url = f"http://127.0.0.1:{server.server_address[1]}/"
     options = BuildOptions(root=root, drafts=drafts, jobs=jobs, base_url=url)
-    # kept across rebuilds: an edit reads, validates and renders again only its page
-    caches = dataclasses.replace(site_caches(options), read={})
+    caches = site_caches(options)  # kept across rebuilds: an edit reads, validates and renders again only its page
     caches.rendered.kept = {}
     search = BackgroundSearch(site)
     report = RebuildReport(echo, all_problems)

@@ -202,6 +202,49 @@ def test_a_store_kept_across_rebuilds_writes_an_entrys_use_once(tmp_path: Path,
     assert _used(path) == {"read": 1000.0} and served.kept == {"read": "read"}
 
 
+def test_an_entry_the_store_wrote_is_not_marked_used_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dev server that started on a new base URL rendered and wrote every page; its first rebuild
+    then marked all those entries used again, though writing them had just set their use (issue 27)."""
+    from evidencepress.cache import store as cachestore
+
+    clock = iter([1000.0, 2000.0, 3000.0])
+    monkeypatch.setattr(cachestore.time, "time", lambda: next(clock))
+    path = tmp_path / "rendered.sqlite"
+    served = Store(path)
+    served.kept = {}
+    served.save("written", "value")
+    served.save_later("later", lambda: "value")
+    served.commit()  # at 1000
+    assert served.load("written") == "value" and served.load("later") == "value"
+    served.commit()  # at 2000: nothing to write
+    assert _used(path) == {"written": 1000.0, "later": 1000.0}
+
+
+def test_load_many_gives_what_load_gives_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries read LOAD_BATCH to a query: misses, damaged entries and entries held in memory keep
+    their places, and one query is made per batch."""
+    from evidencepress.cache import store as cachestore
+
+    monkeypatch.setattr(cachestore, "LOAD_BATCH", 3)
+    path = tmp_path / "store.sqlite"
+    store = Store(path)
+    for number in range(7):
+        store.save(f"entry-{number}", number)
+    store.commit()
+    with _database(path) as db:
+        db.execute("UPDATE blobs SET data = X'00' WHERE key = 'entry-4'")
+    store = Store(path)
+    store.save("held", "in memory")
+    queries: list[str] = []
+    rows = store._rows
+    monkeypatch.setattr(store, "_rows", lambda sql, params: queries.append(sql) or rows(sql, params))
+    keys = ["entry-0", "missing", "held", "entry-4", "entry-5", "entry-6", "entry-0"]
+    assert list(store.load_many(keys)) == [0, None, "in memory", None, 5, 6, 0]
+    assert len(queries) == 3 and store.discarded == 1
+    assert list(store.load_many_pickled(["entry-1", "none"]))[1] is None
+    assert _used(path).keys() >= {"entry-0", "entry-5"}
+
+
 def _used(path: Path) -> dict[str, float]:
     with _database(path) as db:
         return dict(db.execute("SELECT key, used FROM entries"))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..cache.caches import Caches, Store, key_of, open_caches
-from ..cache.pages import Outcome, load_page, page_key, save_page
+from ..cache.pages import Outcome, load_pages, page_key, save_page
 from ..checks.claims import SourceClaim, source_claims
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.filenames import name_collisions
@@ -175,14 +175,14 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     store, memo = caches.pages, caches.verified
     vault, problems = read_vault(root, config.vault, caches.vault)
     verified: dict[str, PageVerification] = {}
-    keys: list[str] = []
-    for page in pages:
-        held = sorted(page.cited_documents & vault.documents.keys())
-        keys.append("verified " + key_of(page_keys[page.url], vault.folder, *held))
-        found = memo.get(keys[-1]) or store.load(keys[-1])
+    held = [sorted(page.cited_documents & vault.documents.keys()) for page in pages]
+    keys = ["verified " + key_of(page_keys[page.url], vault.folder, *cited) for page, cited in zip(pages, held, strict=True)]
+    loaded = iter(store.load_many([key for key in keys if key not in memo]))
+    for page, cited, key in zip(pages, held, keys, strict=True):
+        found = memo[key] if key in memo else next(loaded)
         if not isinstance(found, PageVerification):
-            found = verify_page(_claims(page), {digest: vault.lines(digest) or () for digest in held}, vault.folder)
-            store.save(keys[-1], found)
+            found = verify_page(_claims(page), {digest: vault.lines(digest) or () for digest in cited}, vault.folder)
+            store.save(key, found)
         verified[page.url] = found
     memo.clear()  # a dev server's next rebuild takes them from here
     memo.update(zip(keys, verified.values(), strict=True))
@@ -232,8 +232,10 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
     schemas and this package's code). The pages the cache misses are validated together (on
     several processes when there are many). ``memo`` is left holding this run's outcomes."""
     known = [memo.get(key) for key in keys]
-    outcomes = [found if isinstance(found, Outcome) else _same_spec(load_page(store, key, source), spec)
-                for found, key, source in zip(known, keys, sources, strict=True)]
+    unknown = [key for key, found in zip(keys, known, strict=True) if not isinstance(found, Outcome)]
+    loaded = iter(load_pages(store, unknown, [source for source, found in zip(sources, known, strict=True)
+                                               if not isinstance(found, Outcome)]))
+    outcomes = [found if isinstance(found, Outcome) else _same_spec(next(loaded), spec) for found in known]
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:
         progress("checking pages", len(sources) - len(missing), len(sources))

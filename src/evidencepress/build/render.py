@@ -232,7 +232,7 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     render go to the workers first, one at a time, and the articles fill the workers around them."""
     env, ctx = site.env, site.ctx
     records = plan.index.records
-    cached = [_cached(store, key) for key in record_keys + keys]
+    cached = [found if isinstance(found, RenderedPage) else None for found in store.load_many(record_keys + keys)]
     stale = [number for number, key in enumerate(record_keys) if cached[number] is None]
     missing = [number for number, key in enumerate(keys) if cached[len(record_keys) + number] is None]
     snapshot = snapshot_context(ctx)
@@ -256,11 +256,6 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
         task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
         outputs = next(fresh) if task in todo else None
         yield _Page(url, key, outputs, cached[at], functools.partial(render, task))
-
-
-def _cached(store: Store, key: str) -> RenderedPage | None:
-    found = store.load(key)
-    return found if isinstance(found, RenderedPage) else None
 
 
 def _put_drawings(files: FileSink, url: str, drawings: Drawings) -> None:

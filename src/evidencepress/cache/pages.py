@@ -9,7 +9,7 @@ entry a fraction of the page's full size.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -99,7 +99,16 @@ class Outcome:
 def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
     """The cached outcome of validating ``source``, or None on a miss (an entry that is no
     outcome counts as discarded)."""
-    data = store.load_pickled(key)
+    return _outcome(store, store.load_pickled(key), source)
+
+
+def load_pages(store: Store, keys: Sequence[str], sources: Sequence[SourceFile]) -> Iterator[Outcome | None]:
+    """``load_page`` of each key and source, in order, the entries read in batches."""
+    for data, source in zip(store.load_many_pickled(keys), sources, strict=True):
+        yield _outcome(store, data, source)
+
+
+def _outcome(store: Store, data: bytes | None, source: SourceFile) -> Outcome | None:
     outcome = outcome_from(data, source)
     if data is not None and outcome is None:
         store.discarded += 1

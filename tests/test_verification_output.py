@@ -187,13 +187,19 @@ def test_a_document_added_to_the_vault_verifies_the_cached_page(tmp_path: Path) 
 def test_a_page_validated_now_is_verified_with_its_own_claims(tmp_path: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Pages come back from the validating workers in the page cache's form, which keeps no claims:
-    they are put back, or a cold build would parse every page a second time to verify it."""
+    they are put back, or a cold build would parse every page a second time to verify it. A page
+    is parsed again once to place its verification problems, and only a page that has some: the
+    claims keep JSON paths (placing every literal scanned every export's text, issue 27)."""
     from evidencepress.build import plan
 
     parsed: list[str] = []
     monkeypatch.setattr(plan, "parse_page", lambda source: parsed.append(source.path) or parse_page(source))
-    build(site(tmp_path))
-    assert parsed == []
+    root = site(tmp_path)
+    make_site(root, {"guides/b.md": article("Other", "Text.", export(result("Other run")))})
+    outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])
+    assert outcome.exit_code == 0, outcome.output
+    assert parsed == ["content/guides/a.md"]  # b cites a document the vault does not hold: no problem of its own
+    assert "content/guides/a.md:" in outcome.output and "content/guides/b.md:" not in outcome.output
 
 
 def test_llms_txt_explains_the_states(tmp_path: Path) -> None:

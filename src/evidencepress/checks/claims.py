@@ -4,8 +4,10 @@
 for each reported result and each fact with a number or a short text value,
 the cited document's digest, the cited line or lines (``source_line``, or
 ``#Ln`` / ``#Ln-Lm`` in ``evidence_url``), the literals to look up as
-authored, and where their keys stand in the Markdown file. ``sources``
-verifies them.
+authored, and the JSON paths of their keys. ``sources`` verifies them, and
+places a problem in the Markdown file only when it reports one: placing every
+literal of every page made each export's text be scanned for positions, a tenth
+of a cold build.
 """
 
 from __future__ import annotations
@@ -15,8 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.diagnostics import Location
-from ..core.model import JsonPath, Positions, dotted
+from ..core.model import JsonPath, dotted
 
 RESULTS = "reported_results"
 FACTS = "facts"
@@ -28,13 +29,16 @@ _FRAGMENT = re.compile(r"#L(\d+)(?:-L?(\d+))?$")
 @dataclass(frozen=True)
 class Literal:
     """One authored value of an entry (a result's value or a number of its uncertainty, a fact's
-    value) and its key's place."""
+    value) and its key's path."""
 
     name: str  # "value", "uncertainty.standard_deviation", "uncertainty.ci95[0]"
     text: str  # as authored, a number's sign dropped
-    json_path: str
-    location: Location
+    path: JsonPath
     is_number: bool = True  # False: a fact's text, looked up as words
+
+    @property
+    def json_path(self) -> str:
+        return dotted(self.path)
 
 
 @dataclass(frozen=True)
@@ -46,10 +50,13 @@ class SourceClaim:
     literals: tuple[Literal, ...]  # the value first
     source_line: int | None
     fragment: tuple[int, int] | None  # #Ln or #Ln-Lm of evidence_url
-    line_location: Location  # source_line's key, else evidence_url's
-    line_path: str
+    line_key: JsonPath  # source_line's key, else evidence_url's
     section: str = RESULTS  # reported_results or facts
     url_key: str = "evidence_url"  # or a fact's older spelling, url
+
+    @property
+    def line_path(self) -> str:
+        return dotted(self.line_key)
 
     @property
     def pointer(self) -> str:
@@ -70,15 +77,15 @@ class SourceClaim:
         return not self.fragment[0] <= self.source_line <= self.fragment[1]
 
 
-def source_claims(export: Any, positions: Positions) -> tuple[SourceClaim, ...]:
+def source_claims(export: Any) -> tuple[SourceClaim, ...]:
     """The claims of a valid export: its reported results (each has a document digest), then its
     facts with a number or short text value."""
     if not isinstance(export, dict):
         return ()
-    claims = [_claim(RESULTS, index, entry, _result_literals(entry, (RESULTS, index), positions), positions)
+    claims = [_claim(RESULTS, index, entry, _result_literals(entry, (RESULTS, index)))
               for index, entry in _entries(export, RESULTS)]
-    claims += [_claim(FACTS, index, entry, literals, positions) for index, entry in _entries(export, FACTS)
-               if (literals := _fact_literals(entry, (FACTS, index), positions))]
+    claims += [_claim(FACTS, index, entry, literals) for index, entry in _entries(export, FACTS)
+               if (literals := _fact_literals(entry, (FACTS, index)))]
     return tuple(claims)
 
 
@@ -98,8 +105,7 @@ def _entries(export: dict[str, Any], section: str) -> Iterator[tuple[int, dict[s
             yield index, entry
 
 
-def _claim(section: str, index: int, entry: dict[str, Any], literals: list[Literal],
-           positions: Positions) -> SourceClaim:
+def _claim(section: str, index: int, entry: dict[str, Any], literals: list[Literal]) -> SourceClaim:
     path: JsonPath = (section, index)
     url_key = "evidence_url" if "evidence_url" in entry else "url"
     line = entry.get("source_line")
@@ -107,32 +113,31 @@ def _claim(section: str, index: int, entry: dict[str, Any], literals: list[Liter
     return SourceClaim(
         index, entry["source_document_sha256"], tuple(literals),
         line if isinstance(line, int) and not isinstance(line, bool) else None,
-        _fragment(entry.get(url_key)), positions.of_key(line_key), dotted(line_key), section, url_key)
+        _fragment(entry.get(url_key)), line_key, section, url_key)
 
 
-def _result_literals(entry: dict[str, Any], path: JsonPath, positions: Positions) -> list[Literal]:
-    literals = [_number("value", entry.get("value"), path + ("value",), positions)]
-    literals += [_number(name, number, path + sub, positions)
-                 for name, number, sub in _uncertainty_numbers(entry.get("uncertainty"))]
+def _result_literals(entry: dict[str, Any], path: JsonPath) -> list[Literal]:
+    literals = [_number("value", entry.get("value"), path + ("value",))]
+    literals += [_number(name, number, path + sub) for name, number, sub in _uncertainty_numbers(entry.get("uncertainty"))]
     return [literal for literal in literals if literal is not None]
 
 
-def _fact_literals(entry: dict[str, Any], path: JsonPath, positions: Positions) -> list[Literal]:
+def _fact_literals(entry: dict[str, Any], path: JsonPath) -> list[Literal]:
     value = entry.get("value")
     if isinstance(value, str):
         text = " ".join(value.split())
         if not text or len(text) > SHORT_TEXT:
             return []
-        return [Literal("value", text, dotted(path + ("value",)), positions.of_key(path + ("value",)), False)]
-    number = _number("value", value, path + ("value",), positions)
+        return [Literal("value", text, path + ("value",), False)]
+    number = _number("value", value, path + ("value",))
     return [number] if number is not None else []
 
 
-def _number(name: str, number: Any, path: JsonPath, positions: Positions) -> Literal | None:
+def _number(name: str, number: Any, path: JsonPath) -> Literal | None:
     if isinstance(number, bool) or not isinstance(number, (int, float)):
         return None
     text = getattr(number, "literal", None) or (repr(number) if isinstance(number, float) else str(number))
-    return Literal(name, text.lstrip("-+"), dotted(path), positions.of_key(path))
+    return Literal(name, text.lstrip("-+"), path)
 
 
 def _uncertainty_numbers(uncertainty: Any) -> Iterator[tuple[str, Any, JsonPath]]:

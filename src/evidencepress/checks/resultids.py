@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.diagnostics import Location, Problem, error
+from ..core.diagnostics import Problem, error
 from ..core.export import result_id
 from ..core.model import JsonPath, Positions, dotted
 
@@ -34,13 +34,12 @@ class ResultKey:
     index: int  # in reported_results
     record: str
     id: str | None
-    location: Location  # the key of ``id``, else of ``label``
-    json_path: str
+    path: JsonPath  # of the key ``id``, else of ``label``
     label: str | None = None
     authored: bool = False  # the id is written, not derived from the label
 
 
-def result_keys(export: Any, positions: Positions) -> tuple[ResultKey, ...]:
+def result_keys(export: Any) -> tuple[ResultKey, ...]:
     """Each reported result's key (a valid export's: every result is an object with a record)."""
     results = export.get("reported_results") if isinstance(export, Mapping) else None
     keys = []
@@ -50,26 +49,26 @@ def result_keys(export: Any, positions: Positions) -> tuple[ResultKey, ...]:
         path: JsonPath = ("reported_results", index, "id" if "id" in entry else "label")
         record = entry.get("source_record_id")
         label = entry.get("label")
-        keys.append(ResultKey(index, record if isinstance(record, str) else "", result_id(entry),
-                              positions.of_key(path), dotted(path), label if isinstance(label, str) else None,
-                              "id" in entry))
+        keys.append(ResultKey(index, record if isinstance(record, str) else "", result_id(entry), path,
+                              label if isinstance(label, str) else None, "id" in entry))
     return tuple(keys)
 
 
-def result_id_problems(keys: Iterable[ResultKey]) -> list[Problem]:
+def result_id_problems(keys: Iterable[ResultKey], positions: Positions) -> list[Problem]:
     """Results of one export with no id, and results whose id another result of the same record in
-    the export has: the second is the error."""
+    the export has: the second is the error. (Each is placed only when reported: placing every
+    result's key made the file's positions be found for every page, a tenth of a cold build.)"""
     seen: dict[tuple[str, str], ResultKey] = {}
     problems: list[Problem] = []
     for key in keys:
         if key.id is None:
-            problems.append(error(key.location, "the result has no id: its label gives no slug", "result-id",
-                                  key.json_path, 'give it an "id" (lowercase words joined by hyphens)'))
+            problems.append(error(positions.of_key(key.path), "the result has no id: its label gives no slug",
+                                  "result-id", dotted(key.path), 'give it an "id" (lowercase words joined by hyphens)'))
             continue
         first = seen.setdefault((key.record, key.id), key)
         same_label = not key.authored and not first.authored and first.label == key.label
         if first is not key and not same_label:  # a repeated label is reported as such (rule label)
-            problems.append(error(key.location, f"result id {key.id!r} of record {key.record!r} is also the id of "
-                                  f"reported_results[{first.index}]", "result-id", key.json_path,
+            problems.append(error(positions.of_key(key.path), f"result id {key.id!r} of record {key.record!r} is "
+                                  f"also the id of reported_results[{first.index}]", "result-id", dotted(key.path),
                                   'give one of them an "id" of its own, or another label'))
     return problems

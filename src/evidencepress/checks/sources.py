@@ -1,7 +1,7 @@
 """Source verification: each claim's literals, looked up on the line of the document it cites.
 
-``verify_sources`` (pure: the claims of ``claims.source_claims`` and the vault's
-documents) gives each reported result, and each fact with a number or a short
+``verify_page`` (pure: one page's claims of ``claims.source_claims`` and the
+vault's documents) gives each reported result, and each fact with a number or a short
 text value, one state, and the problems:
 
 - ``verified``: every literal stands on the cited line(s), a number as a number token,
@@ -22,12 +22,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from ..core.diagnostics import Location, Problem, error, note, warning
+from ..core.model import JsonPath
 from .claims import RESULTS, Literal, SourceClaim
+
+# Where a key of the page's export stands in its Markdown file (asked only for a problem).
+Locate = Callable[[JsonPath], Location]
 
 VERIFIED = "verified"
 LITERAL_MISMATCH = "literal-mismatch"
@@ -75,20 +79,12 @@ class PageVerification:
         object.__setattr__(self, "digest", hashlib.sha256(repr(self.states).encode()).hexdigest())
 
 
-def verify_sources(claims_by_page: Iterable[tuple[str, tuple[SourceClaim, ...]]],
-                   documents: Mapping[str, tuple[str, ...]], vault_folder: str, vault_exists: bool = True
-                   ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
-    """Each page's states (by URL; its results', then its facts', in export order) and the problems.
-    ``documents``: the vault's lines by digest. The ``source-missing`` note is given only when
-    ``vault_exists`` (the folder exists or site.toml names it): a site without either has not set up
-    verification, and its runs stay as they were."""
-    verified = {url: verify_page(claims, documents, vault_folder) for url, claims in claims_by_page}
-    return verified_states(verified, vault_folder, vault_exists)
-
-
 def verified_states(verified: Mapping[str, PageVerification], vault_folder: str, vault_exists: bool
                     ) -> tuple[dict[str, tuple[ResultState, ...]], list[Problem]]:
-    """The states by URL and the problems of pages verified one by one (``verify_page``)."""
+    """Each page's states (by URL; its results', then its facts', in export order) and the problems
+    of the pages verified one by one (``verify_page``). The ``source-missing`` note is given only when
+    ``vault_exists`` (the folder exists or site.toml names it): a site without either has not set up
+    verification, and its runs stay as they were."""
     problems = [problem for page in verified.values() for problem in page.problems]
     missing = [digest for page in verified.values() for digest in page.missing]
     if missing and vault_exists:
@@ -97,20 +93,21 @@ def verified_states(verified: Mapping[str, PageVerification], vault_folder: str,
 
 
 def verify_page(claims: tuple[SourceClaim, ...], documents: Mapping[str, tuple[str, ...]],
-                vault_folder: str) -> PageVerification:
-    """One page's claims looked up in ``documents`` (the vault's lines by digest)."""
+                vault_folder: str, locate: Locate) -> PageVerification:
+    """One page's claims looked up in ``documents`` (the vault's lines by digest); ``locate`` places
+    the keys of its problems."""
     states: list[ResultState] = []
     problems: list[Problem] = []
     missing: list[str] = []
     for claim in claims:
         lines = documents.get(claim.digest)
-        problems += _disagreement(claim, lines)
+        problems += _disagreement(claim, lines, locate)
         if lines is None:
             missing.append(claim.digest)
             cited = claim.lines
             states.append(ResultState(claim.index, SOURCE_MISSING, cited[0] if cited else None, section=claim.section))
             continue
-        state, claim_problems = verify_claim(claim, lines, vault_folder)
+        state, claim_problems = verify_claim(claim, lines, vault_folder, locate)
         states.append(state)
         problems += claim_problems
     return PageVerification(tuple(states), tuple(problems), tuple(missing))
@@ -128,19 +125,20 @@ def _missing_note(entries: int, documents: int, vault_folder: str) -> Problem:
                 "verified", "source-missing", hint="run `evidencepress sources fetch` to fill the vault")
 
 
-def _disagreement(claim: SourceClaim, lines: tuple[str, ...] | None) -> list[Problem]:
+def _disagreement(claim: SourceClaim, lines: tuple[str, ...] | None, locate: Locate) -> list[Problem]:
     if not claim.disagrees or claim.source_line is None or claim.fragment is None:
         return []
     start, end = claim.fragment
     url_key = claim.url_key
     cited = f"#L{start}" if start == end else f"#L{start}-L{end}"
     quoted = f" (line {claim.source_line}: {_quote(lines, claim.source_line)})" if lines is not None else ""
-    return [warning(claim.line_location, f"source_line {claim.source_line} disagrees with {url_key}'s "
+    return [warning(locate(claim.line_key), f"source_line {claim.source_line} disagrees with {url_key}'s "
                     f"{cited}{quoted}", "source-line", claim.line_path,
                     f"make source_line and the #L fragment of {url_key} name the same line")]
 
 
-def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str) -> tuple[ResultState, list[Problem]]:
+def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str,
+                 locate: Locate) -> tuple[ResultState, list[Problem]]:
     cited = claim.lines
     if cited is None:
         return ResultState(claim.index, NO_LINE, section=claim.section), []
@@ -160,7 +158,7 @@ def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str) 
     written = {lit.name: _written(lit, text, tokens) for lit in claim.literals if lit not in exact}
     if all(written.values()):
         return state(LITERAL_MISMATCH), [
-            warning(lit.location, f"{lit.name} {_shown(lit)} is written {_shown(lit, written[lit.name])} on "
+            warning(locate(lit.path), f"{lit.name} {_shown(lit)} is written {_shown(lit, written[lit.name])} on "
                     f"{where} of the cited document: {_quote(lines, start, end)}", "source-literal", lit.json_path,
                     f"copy the {'number' if lit.is_number else 'text'} as the source writes it: "
                     f"{_shown(lit, written[lit.name])}")
@@ -169,7 +167,7 @@ def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str) 
     value = claim.literals[0]
     if found is not None:
         return state(MOVED, found), [
-            warning(value.location, f"{value.name} {_shown(value)} is on line {found} of the cited document, not "
+            warning(locate(value.path), f"{value.name} {_shown(value)} is on line {found} of the cited document, not "
                     f"{where}: {_quote(lines, found)}", "source-moved", value.json_path,
                     f'write "source_line": {found} (and #L{found} in {claim.url_key})')]
     lost = next(lit for lit in claim.literals if lit.name in written and not written[lit.name])
@@ -178,7 +176,7 @@ def verify_claim(claim: SourceClaim, lines: tuple[str, ...], vault_folder: str) 
     else:
         message = f"{lost.name} {_shown(lost)} is not on {where} of the cited document: {_quote(lines, start, end)}"
     return state(ABSENT), [
-        error(lost.location, message, "source-absent", lost.json_path,
+        error(locate(lost.path), message, "source-absent", lost.json_path,
               f"the document is {vault_folder}/{claim.digest}: correct the "
               f"{'number' if lost.is_number else 'text'} or the line it cites")]
 

@@ -58,7 +58,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
                 export.value if export else None, tuple(charts),
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
                 inline_values=inline_values, record_ids=record_ids(export.value if export else None),
-                source_claims=source_claims(export.value, export.positions) if export else ())
+                source_claims=source_claims(export.value) if export else ())
     page = replace(page, link_facts=link_facts(page))
     if front.draft:
         problems.append(_draft_note(parsed))
@@ -82,7 +82,7 @@ def _export_problems(export: Document, front: FrontMatter | None, schemas: Schem
     reported = {p.json_path for p in problems}
     semantic = check_export(export.value, export.positions, front, schemas.units, schemas.recommended_conditions,
                             schemas.known_conditions)
-    semantic += result_id_problems(result_keys(export.value, export.positions))
+    semantic += result_id_problems(result_keys(export.value), export.positions)
     return problems + [p for p in semantic if p.json_path not in reported]
 
 

@@ -146,15 +146,20 @@ def _text(value: str) -> str:
 
 def comparison_key(result: Any, rules: Rules) -> str | None:
     """A hash of the result's metric and key conditions (16 hex digits); None when any is unknown."""
-    if not isinstance(result, Mapping) or not isinstance(result.get("metric"), str):
-        return None
-    conditions = result.get("conditions")
-    keys = rules.keys_of(result["metric"])
-    states = [(key, state(conditions, key)) for key in keys]
-    if not all(is_known(text) for _, text in states):
-        return None
-    payload = json.dumps([result["metric"], states], ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return comparison(result, rules)[0]
+
+
+def comparison(result: Any, rules: Rules) -> tuple[str | None, tuple[str, ...]]:
+    """The result's ``comparison_key`` and its ``unknown_keys``, each key condition's state found
+    once (an article's JSON asks for both of every result)."""
+    metric = result.get("metric") if isinstance(result, Mapping) else None
+    conditions = result.get("conditions") if isinstance(result, Mapping) else None
+    states = [(key, state(conditions, key)) for key in rules.keys_of(metric)]
+    unknown = tuple(key for key, text in states if not is_known(text))
+    if not isinstance(metric, str) or unknown:
+        return None, unknown
+    payload = json.dumps([metric, states], ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()[:16], unknown
 
 
 def comparable(a: Any, b: Any, rules: Rules) -> bool:

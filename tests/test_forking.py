@@ -287,9 +287,11 @@ def test_a_cached_page_keeps_its_record_ids(tmp_path: Path) -> None:
     save_page(store, "key", data)
     cached = load_page(store, "key", source)
     assert cached is not None and cached.page is not None and outcome.page is not None
-    # the cache keeps no claims on the sources (a page verified again is parsed again for them)
-    assert cached == replace(outcome, page=replace(outcome.page, source_claims=()))
-    assert outcome.page.source_claims
+    # the cache keeps no claims on the sources (a page verified again is parsed again for them) and no
+    # tokens (a page rendered again is parsed again for them: the same tokens)
+    assert cached == replace(outcome, page=replace(outcome.page, source_claims=(), parsed_tokens=None))
+    assert outcome.page.source_claims and outcome.page.parsed_tokens
+    assert cached.page.tokens == outcome.page.tokens
     assert cached.page.source.text == source.text
     assert cached.page.record_ids == frozenset({"record-0"})
 

@@ -44,7 +44,7 @@ from .generated_md import listing_markdown
 from .inline import shared_conditions
 from .jsonld import dataset_jsonld
 from .sourcelist import source_views
-from .templating import guarded_environment
+from .templating import MemoryBytecode, guarded_environment
 from .verification import any_checked, badges_by_pointer, envelope_members, of_entry
 
 DEFAULT_TEMPLATES = Path(__file__).resolve().parents[1] / "defaults" / "templates"
@@ -122,6 +122,9 @@ def static_files(folder: Path) -> dict[str, bytes]:
     return dict(sorted(found.items()))
 
 
+_COMPILED = MemoryBytecode()
+
+
 def create_environment(folder: Path) -> jinja2.Environment:
     env = guarded_environment(
         [str(folder), str(DEFAULT_TEMPLATES)],
@@ -130,6 +133,7 @@ def create_environment(folder: Path) -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=False,
         auto_reload=False,  # one environment per build: no stat of each template at each use
+        bytecode_cache=_COMPILED,  # every environment made here has these options: their code is the same
     )
     env.filters["authored"] = as_authored
     env.filters["search_filter_text"] = search_filter_text

@@ -160,7 +160,6 @@ def phone(browser: Any, url: str) -> dict[str, Any]:
     session = context.new_cdp_session(page)
     session.send("Emulation.setCPUThrottlingRate", {"rate": 4})
     page.goto(url, wait_until="load", timeout=600_000)
-    # from the first byte: the count is not there until the page is parsed (a predicate that throws fails the wait)
     page.wait_for_function("document.getElementById('explore-count')?.textContent", timeout=600_000)
     page.wait_for_timeout(1500)
     found = page.evaluate("({cls: window.__shifts, tbt: window.__blocking, longest: window.__longest})")

@@ -392,6 +392,42 @@ def test_a_large_index_is_made_in_shards_that_the_search_page_merges(tmp_path: P
 
 
 @pytest.mark.usefixtures("small_shards")
+def test_shards_build_their_indexes_a_few_at_a_time_and_end_when_read(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shard's Pagefind process built its index at once and lived until the build ended: 11
+    of them held 770 MB at 5,000 articles (issue 27). At most BUILDING build at once, each ends
+    once its bundle is read, and the bundle is the one a single build of each shard gives."""
+    from evidencepress.output import search, searchshards
+
+    root = sharded_site(tmp_path)
+    code, output = build(root)
+    assert code == 0, output
+    expected = tree(root / "_site")
+    shutil.rmtree(root / ".cache")
+    monkeypatch.setattr(searchshards, "BUILDING", 2)
+    building: set[int] = set()
+    most: list[int] = []
+    start, close = search.PagefindRun.start, search.PagefindRun.close
+
+    def started(run: search.PagefindRun) -> None:
+        if run._service is not None:
+            building.add(id(run))
+            most.append(len(building))
+        start(run)
+
+    def closed(run: search.PagefindRun) -> None:
+        building.discard(id(run))
+        close(run)
+
+    monkeypatch.setattr(search.PagefindRun, "start", started)
+    monkeypatch.setattr(search.PagefindRun, "close", closed)
+    code, output = build(root)
+    assert code == 0, output
+    assert max(most) == 2 and len(set(most)) == 2 and not building
+    assert tree(root / "_site") == expected
+
+
+@pytest.mark.usefixtures("small_shards")
 def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from evidencepress.output import search

@@ -97,8 +97,13 @@ class PagefindRun:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the Pagefind process (its bundle is read, or not wanted)."""
         if self._service is not None:
             self._service.close()
+            self._service = None
 
     def add(self, rel: str, data: bytes) -> None:
         if self._failure is not None or (self._service is not None and self._service.stopped):

@@ -22,7 +22,7 @@ from sitekit import many_pages
 
 from evidencepress.build.validating import validate_source, validate_sources
 from evidencepress.cache.caches import Store
-from evidencepress.cache.pages import load_page, save_page
+from evidencepress.cache.pages import load_pages, save_page
 from evidencepress.cli import main
 from evidencepress.content.read import read_content
 from evidencepress.core import forking
@@ -285,7 +285,7 @@ def test_a_cached_page_keeps_its_record_ids(tmp_path: Path) -> None:
     (outcome, data), = validate_sources([source], schemas, jobs=1)
     store = Store(None)
     save_page(store, "key", data)
-    cached = load_page(store, "key", source)
+    cached, = load_pages(store, ["key"], [source])
     assert cached is not None and cached.page is not None and outcome.page is not None
     # the cache keeps no claims on the sources (a page verified again is parsed again for them) and no
     # tokens (a page rendered again is parsed again for them: the same tokens)

@@ -190,10 +190,10 @@ def test_a_page_validated_now_is_verified_with_its_own_claims(tmp_path: Path,
     they are put back, or a cold build would parse every page a second time to verify it. A page
     is parsed again once to place its verification problems, and only a page that has some: the
     claims keep JSON paths (placing every literal scanned every export's text, issue 27)."""
-    from evidencepress.build import plan
+    from evidencepress.checks import page
 
-    parsed: list[str] = []
-    monkeypatch.setattr(plan, "parse_page", lambda source: parsed.append(source.path) or parse_page(source))
+    parsed: list[str] = []  # a page parsed again (``Page.reparsed``)
+    monkeypatch.setattr(page, "parse_page", lambda source: parsed.append(source.path) or parse_page(source))
     root = site(tmp_path)
     make_site(root, {"guides/b.md": article("Other", "Text.", export(result("Other run")))})
     outcome = CliRunner().invoke(main, ["build", "--root", str(root), "--jobs", "1"])

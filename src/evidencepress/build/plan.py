@@ -26,7 +26,7 @@ from ..content.parse import parse_page
 from ..content.read import read_content
 from ..content.vault import read_vault
 from ..core.diagnostics import Location, Problem, Severity, error, has_errors, strict
-from ..core.model import Asset, Document, JsonPath, Positions, SourceFile
+from ..core.model import Asset, JsonPath, SourceFile
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import (
     static_files,
@@ -196,29 +196,19 @@ def _claims(page: Page) -> tuple[SourceClaim, ...]:
     the page cache (which keeps none), those of its export parsed again."""
     if page.source_claims or not page.cited_documents:
         return page.source_claims
-    export = _export_of(page)
+    export = page.reparsed.export
     return source_claims(export.value) if export is not None else ()
 
 
 def _locator(page: Page) -> Locate:
-    """Where a key of the page's export stands in its file, for a verification problem: its export
-    parsed again, on the first problem only (claims keep JSON paths; placing every literal of every
+    """Where a key of the page's export stands in its file, for a verification problem: the page
+    parsed again, on its first problem only (claims keep JSON paths; placing every literal of every
     page when it was validated scanned every export's text, a tenth of a cold build)."""
-    found: list[Positions | None] = []
-
     def locate(path: JsonPath) -> Location:
-        if not found:
-            export = _export_of(page)
-            found.append(export.positions if export is not None else None)
-        positions = found[0]
-        return positions.of_key(path) if positions is not None else Location(page.source.path)
+        export = page.reparsed.export
+        return export.positions.of_key(path) if export is not None else Location(page.source.path)
 
     return locate
-
-
-def _export_of(page: Page) -> Document | None:
-    parsed, _ = parse_page(page.source)
-    return parsed.export if parsed is not None else None
 
 
 def _as_warning(problem: Problem) -> Problem:
@@ -252,18 +242,18 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
     dev server), or read it back from the page cache under its key (``page_key``: of the file, the
     schemas and this package's code). The pages the cache misses are validated together (on
     several processes when there are many). ``memo`` is left holding this run's outcomes."""
-    known = [memo.get(key) for key in keys]
-    unknown = [key for key, found in zip(keys, known, strict=True) if not isinstance(found, Outcome)]
-    loaded = iter(load_pages(store, unknown, [source for source, found in zip(sources, known, strict=True)
-                                               if not isinstance(found, Outcome)]))
-    outcomes = [found if isinstance(found, Outcome) else _same_spec(next(loaded), spec) for found in known]
+    outcomes: list[Outcome | None] = [found if isinstance(found, Outcome) else None for found in map(memo.get, keys)]
+    unknown = [number for number, outcome in enumerate(outcomes) if outcome is None]
+    for number, outcome in zip(unknown, load_pages(store, [keys[n] for n in unknown], [sources[n] for n in unknown]),
+                               strict=True):
+        outcomes[number] = _same_spec(outcome, spec)
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:
         progress("checking pages", len(sources) - len(missing), len(sources))
     fresh = validate_sources([sources[number] for number in missing], schemas, jobs)
     for done, (number, (outcome, data)) in enumerate(zip(missing, fresh, strict=True), start=1):
         save_page(store, keys[number], data)
-        outcomes[number] = outcome
+        outcomes[number] = _same_spec(outcome, spec)
         if progress is not None:
             progress("checking pages", len(sources) - len(missing) + done, len(sources))
     memo.clear()
@@ -273,8 +263,9 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
 
 def _same_spec(outcome: Outcome | None, spec: TableSpec) -> Outcome | None:
     """The outcome with its facts' table spec (made for the page's key, whose schemas it is made
-    of: equal to ``spec``) made ``spec`` itself: the index then compares each page's by identity (a
-    dev server's rebuild of 5,000 articles compared them field by field)."""
+    of: equal to ``spec``) made ``spec`` itself, once when it is read back or validated: the index
+    then finds each page's the same by identity (a dev server's rebuild of 5,000 articles compared
+    them field by field)."""
     facts = outcome.facts if outcome is not None else None
     if outcome is None or facts is None or facts.spec is spec or facts.spec != spec:
         return outcome

@@ -96,23 +96,14 @@ class Outcome:
     problems: tuple[Problem, ...]
 
 
-def load_page(store: Store, key: str, source: SourceFile) -> Outcome | None:
-    """The cached outcome of validating ``source``, or None on a miss (an entry that is no
-    outcome counts as discarded)."""
-    return _outcome(store, store.load_pickled(key), source)
-
-
 def load_pages(store: Store, keys: Sequence[str], sources: Sequence[SourceFile]) -> Iterator[Outcome | None]:
-    """``load_page`` of each key and source, in order, the entries read in batches."""
+    """The cached outcome of validating each source under its key, in order, or None on a miss (an
+    entry that is no outcome counts as discarded); the entries read in batches."""
     for data, source in zip(store.load_many_pickled(keys), sources, strict=True):
-        yield _outcome(store, data, source)
-
-
-def _outcome(store: Store, data: bytes | None, source: SourceFile) -> Outcome | None:
-    outcome = outcome_from(data, source)
-    if data is not None and outcome is None:
-        store.discarded += 1
-    return outcome
+        outcome = outcome_from(data, source)
+        if data is not None and outcome is None:
+            store.discarded += 1
+        yield outcome
 
 
 def save_page(store: Store, key: str, data: bytes | None) -> None:

@@ -105,25 +105,25 @@ class Store:
         """``load`` of each key, in order; the entries are read from the database LOAD_BATCH to a
         query (a query per key was 0.3 s of an edit of 5,000 articles, which loads each page's
         outcome and its verification)."""
-        for start in range(0, len(keys), LOAD_BATCH):
-            batch = keys[start:start + LOAD_BATCH]
-            self._fetch([key for key in batch if key not in self._memory and (self.kept is None or key not in self.kept)])
-            yield from (self.load(key) for key in batch)
+        for batch in self._fetched_batches(keys):
+            yield from map(self.load, batch)
 
     def load_many_pickled(self, keys: Sequence[str]) -> Iterator[bytes | None]:
         """``load_pickled`` of each key, in order, read LOAD_BATCH to a query (see ``load_many``)."""
+        for batch in self._fetched_batches(keys):
+            yield from map(self.load_pickled, batch)
+
+    def _fetched_batches(self, keys: Sequence[str]) -> Iterator[Sequence[str]]:
+        """``keys`` LOAD_BATCH at a time, the sealed entries of each batch that memory does not hold
+        read in one query before it is given (what an earlier batch left unread is dropped)."""
         for start in range(0, len(keys), LOAD_BATCH):
             batch = keys[start:start + LOAD_BATCH]
-            self._fetch([key for key in batch if key not in self._memory])
-            yield from (self.load_pickled(key) for key in batch)
-
-    def _fetch(self, keys: list[str]) -> None:
-        """Read the sealed entries of ``keys`` in one query, for the loads that follow (what an
-        earlier batch left unread is dropped)."""
-        self._fetched = dict.fromkeys(keys)
-        if keys:
-            marks = ", ".join("?" * len(keys))
-            self._fetched.update(self._rows(f"SELECT key, data FROM blobs WHERE key IN ({marks})", keys))
+            wanted = [key for key in batch if key not in self._memory and (self.kept is None or key not in self.kept)]
+            self._fetched = dict.fromkeys(wanted)
+            if wanted:
+                marks = ", ".join("?" * len(wanted))
+                self._fetched.update(self._rows(f"SELECT key, data FROM blobs WHERE key IN ({marks})", wanted))
+            yield batch
 
     def has(self, key: str) -> bool:
         """Whether ``load`` would find an entry (it may still be unreadable)."""

@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from ..charts.model import ChartPlan
 from ..content.markdown import Link
 from ..content.parse import parse_page
-from ..core.model import Fence, FrontMatter, SourceFile
+from ..core.model import Fence, FrontMatter, ParsedPage, SourceFile
 from .claims import SourceClaim, cited_documents
 from .inlinevalues import InlineValue
 
@@ -55,17 +55,22 @@ class Page:
     def url(self) -> str:
         return self.source.url
 
-    @functools.cached_property
+    @property
     def tokens(self) -> tuple[Token, ...]:
         """The body's tokens: as the page was validated with, or, for a page read back from the page
         cache (which keeps none: they were a quarter of the time an edit of 5,000 articles spent
-        reading pages back, and only the pages rendered again need them), its source parsed again."""
-        if self.parsed_tokens is not None:
-            return self.parsed_tokens
+        reading pages back, and only the pages rendered again need them), ``reparsed``'s."""
+        return self.parsed_tokens if self.parsed_tokens is not None else self.reparsed.tokens
+
+    @functools.cached_property
+    def reparsed(self) -> ParsedPage:
+        """The page's source parsed again, once, for what a page does not keep: the tokens of a page
+        read back from the page cache, its claims on its sources, the positions of its export's keys
+        (found only to place a problem)."""
         parsed, _ = parse_page(self.source)
         if parsed is None:  # a page that was validated parses: its source is the one its key names
             raise ValueError(f"{self.source.path} no longer parses")
-        return parsed.tokens
+        return parsed
 
     @functools.cached_property
     def cited_documents(self) -> frozenset[str]:

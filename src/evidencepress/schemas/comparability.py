@@ -61,9 +61,7 @@ NO_RULES = Rules(())  # nothing is compared on conditions: every result of a met
 
 def unknown_keys(result: Any, rules: Rules) -> tuple[str, ...]:
     """The result's key conditions that are not reported or not considered, in key order."""
-    conditions = result.get("conditions") if isinstance(result, Mapping) else None
-    return tuple(key for key in rules.keys_of(result.get("metric") if isinstance(result, Mapping) else None)
-                 if not is_known(state(conditions, key)))
+    return comparison(result, rules)[1]
 
 
 class RulesError(ValueError):

@@ -219,16 +219,12 @@ def page_facts(page: Page, spec: TableSpec) -> PageFacts:
                      listed=hashlib.sha256(pickle.dumps(found[3:6], protocol=5)).hexdigest())
 
 
-def _facts(page: Page, found: PageFacts | None, spec: TableSpec, equal: dict[int, bool]) -> PageFacts:
-    """``found`` when it was found for ``spec``, else the page's facts found now. ``equal``: whether
-    each spec seen (by id, alive meanwhile) is ``spec``'s equal; most pages share a few spec objects
-    (``build.plan._same_spec``), and comparing each page's field by field took 0.04 s of a rebuild."""
-    if found is None:
-        return page_facts(page, spec)
-    same = equal.get(id(found.spec))
-    if same is None:
-        same = equal[id(found.spec)] = found.spec == spec
-    return found if same else page_facts(page, spec)
+def _facts(page: Page, found: PageFacts | None, spec: TableSpec) -> PageFacts:
+    """``found`` when it was found for ``spec``, else the page's facts found now (a build's are made
+    for ``spec`` itself, ``build.plan._same_spec``: compared by identity first)."""
+    if found is not None and (found.spec is spec or found.spec == spec):
+        return found
+    return page_facts(page, spec)
 
 
 def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: SiteConfig,
@@ -239,8 +235,7 @@ def index_site(pages: Sequence[Page], prose: Sequence[RecordProse], config: Site
     other conditions, are found here); ``states``: each page's results' verification states, by URL."""
     known = facts or {}
     verified = states or {}
-    equal = {id(spec): True}
-    with_found = [(page, _facts(page, known.get(page.url), spec, equal)) for page in pages]
+    with_found = [(page, _facts(page, known.get(page.url), spec)) for page in pages]
     records = build_records([(page, found.cited) for page, found in with_found], prose)
     titles = {record.id: record.title for record in records}
     entries = _newest_first(_entry(page, found, config, titles) for page, found in with_found)

@@ -170,8 +170,8 @@ def test_a_page_is_verified_again_only_when_it_or_a_document_it_cites_changed(
 
 
 def test_a_document_added_to_the_vault_verifies_the_cached_page(tmp_path: Path) -> None:
-    """The page cache keeps no claims: a page read back from it is parsed again for them when a
-    document it cites enters the vault, and reads as a build without the cache reads it."""
+    """No page keeps its claims: a page read back from the page cache makes them from its export
+    when a document it cites enters the vault, and reads as a build without the cache reads it."""
     root = site(tmp_path / "site", vault=False)
     build(root)
     assert {entry["state"] for entry in envelope(root)["verification"]} == {"source-missing"}
@@ -184,12 +184,12 @@ def test_a_document_added_to_the_vault_verifies_the_cached_page(tmp_path: Path) 
     assert envelope(root)["verification"][0]["state"] == "verified"
 
 
-def test_a_page_validated_now_is_verified_with_its_own_claims(tmp_path: Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pages come back from the validating workers in the page cache's form, which keeps no claims:
-    they are put back, or a cold build would parse every page a second time to verify it. A page
-    is parsed again once to place its verification problems, and only a page that has some: the
-    claims keep JSON paths (placing every literal scanned every export's text, issue 27)."""
+def test_a_page_is_parsed_again_only_to_place_its_verification_problems(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page's claims are made from its export, never by parsing it a second time (a cold build
+    would parse every page twice to verify it). A page is parsed again once to place its
+    verification problems, and only a page that has some: the claims keep JSON paths (placing
+    every literal scanned every export's text, issue 27)."""
     from evidencepress.checks import page
 
     parsed: list[str] = []  # a page parsed again (``Page.reparsed``)

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from ..cache.caches import Caches, Store, key_of, open_caches
 from ..cache.pages import Outcome, load_pages, page_key, save_page
-from ..checks.claims import SourceClaim, source_claims
 from ..checks.config import SiteConfig, load_config, override_base_url
 from ..checks.filenames import name_collisions
 from ..checks.links import check_links
@@ -34,7 +33,7 @@ from ..output.article import (
 )
 from ..output.writer import MARKER
 from ..schemas.load import SchemaFileError, SchemaSet, load_schemas, schema_folder
-from ..site.dataset import TableSpec, table_spec
+from ..site.dataset import table_spec
 from ..site.history import DataHistory, data_history
 from ..site.index import PageFacts, SiteIndex, generated_paths, index_site
 from .validating import validate_sources
@@ -125,7 +124,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
     facts: dict[str, PageFacts] = {}
     failed: set[str] = set()  # URLs of pages with errors: links to them are not broken links as well
     spec = table_spec(schemas)
-    validated = _validated(sources, keys, store, schemas, spec, options.jobs, progress, caches.outcomes)
+    validated = _validated(sources, keys, store, schemas, options.jobs, progress, caches.outcomes)
     for source, outcome in zip(sources, validated, strict=True):
         page = outcome.page
         failed |= {source.url} if page is None else set()
@@ -181,7 +180,7 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     for page, cited, key in zip(pages, held, keys, strict=True):
         found = memo[key] if key in memo else next(loaded)
         if not isinstance(found, PageVerification):
-            found = verify_page(_claims(page), {digest: vault.lines(digest) or () for digest in cited}, vault.folder,
+            found = verify_page(page.claims(), {digest: vault.lines(digest) or () for digest in cited}, vault.folder,
                                 _locator(page))
             store.save(key, found)
         verified[page.url] = found
@@ -189,15 +188,6 @@ def _verified_sources(root: Path, config: SiteConfig, pages: list[Page], caches:
     memo.update(zip(keys, verified.values(), strict=True))
     states, verify_problems = verified_states(verified, vault.folder, vault.exists or config.sources is not None)
     return states, {url: found.digest for url, found in verified.items()}, problems + verify_problems
-
-
-def _claims(page: Page) -> tuple[SourceClaim, ...]:
-    """The page's claims on its sources: those it was validated with, or, for a page read back from
-    the page cache (which keeps none), those of its export parsed again."""
-    if page.source_claims or not page.cited_documents:
-        return page.source_claims
-    export = page.reparsed.export
-    return source_claims(export.value) if export is not None else ()
 
 
 def _locator(page: Page) -> Locate:
@@ -236,7 +226,7 @@ def caches_of(options: BuildOptions) -> Path:
     return options.cache_root or options.root / CACHE_ROOT
 
 
-def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, spec: TableSpec, jobs: int,
+def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas: SchemaSet, jobs: int,
                progress: StageProgress | None, memo: dict[str, object]) -> list[Outcome]:
     """Parse and validate each page, or take its outcome from ``memo`` (those of the last run of a
     dev server), or read it back from the page cache under its key (``page_key``: of the file, the
@@ -246,30 +236,19 @@ def _validated(sources: list[SourceFile], keys: list[str], store: Store, schemas
     unknown = [number for number, outcome in enumerate(outcomes) if outcome is None]
     for number, outcome in zip(unknown, load_pages(store, [keys[n] for n in unknown], [sources[n] for n in unknown]),
                                strict=True):
-        outcomes[number] = _same_spec(outcome, spec)
+        outcomes[number] = outcome
     missing = [number for number, outcome in enumerate(outcomes) if outcome is None]
     if progress is not None:
         progress("checking pages", len(sources) - len(missing), len(sources))
     fresh = validate_sources([sources[number] for number in missing], schemas, jobs)
     for done, (number, (outcome, data)) in enumerate(zip(missing, fresh, strict=True), start=1):
         save_page(store, keys[number], data)
-        outcomes[number] = _same_spec(outcome, spec)
+        outcomes[number] = outcome
         if progress is not None:
             progress("checking pages", len(sources) - len(missing) + done, len(sources))
     memo.clear()
     memo.update((key, outcome) for key, outcome in zip(keys, outcomes, strict=True) if outcome is not None)
     return [outcome for outcome in outcomes if outcome is not None]
-
-
-def _same_spec(outcome: Outcome | None, spec: TableSpec) -> Outcome | None:
-    """The outcome with its facts' table spec (made for the page's key, whose schemas it is made
-    of: equal to ``spec``) made ``spec`` itself, once when it is read back or validated: the index
-    then finds each page's the same by identity (a dev server's rebuild of 5,000 articles compared
-    them field by field)."""
-    facts = outcome.facts if outcome is not None else None
-    if outcome is None or facts is None or facts.spec is spec or facts.spec != spec:
-        return outcome
-    return replace(outcome, facts=replace(facts, spec=spec))
 
 
 def _url_collisions(pages: list[Page], generated: set[str]) -> list[Problem]:

@@ -24,12 +24,12 @@ from ..site.index import page_facts
 
 def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -> Iterator[tuple[Outcome, bytes | None]]:
     """Each source's outcome and its pickled form (for the page cache), in the order of ``sources``.
-    The page cache keeps no claims on the sources and no tokens; a page validated now has them
-    (they come from the worker apart, and are put back)."""
+    The page cache keeps no tokens; a page validated now has them (they come from the worker
+    apart, and are put back)."""
     def pickled(source: SourceFile) -> tuple[bytes | None, bytes | None]:
         outcome = validate_source(source, schemas)
         page = outcome.page
-        return pickled_outcome(outcome), safepickle.dumps((page.source_claims, page.tokens) if page else ((), ()))
+        return pickled_outcome(outcome), safepickle.dumps(page.tokens if page else ())
 
     for source, (data, kept) in zip(sources, ordered_map(pickled, sources, jobs), strict=True):
         outcome = with_kept(outcome_from(data, source), kept)
@@ -37,19 +37,18 @@ def validate_sources(sources: list[SourceFile], schemas: SchemaSet, jobs: int) -
 
 
 def with_kept(outcome: Outcome | None, kept: bytes | None) -> Outcome | None:
-    """The outcome with its page's claims on its sources and its tokens put back (None: they could
-    not be read back)."""
+    """The outcome with its page's tokens put back (None: they could not be read back)."""
     if outcome is None or outcome.page is None:
         return outcome
     if kept is None:
         return None
     try:
-        claims, tokens = safepickle.loads(kept)
+        tokens = safepickle.loads(kept)
     except Exception:  # noqa: BLE001 - what did not come back whole is made again here
         return None
-    if not isinstance(claims, tuple) or not isinstance(tokens, tuple):
+    if not isinstance(tokens, tuple):
         return None
-    return replace(outcome, page=replace(outcome.page, source_claims=claims, parsed_tokens=tokens))
+    return replace(outcome, page=replace(outcome.page, parsed_tokens=tokens))
 
 
 def validate_source(source: SourceFile, schemas: SchemaSet) -> Outcome:

@@ -113,12 +113,10 @@ def save_page(store: Store, key: str, data: bytes | None) -> None:
 
 
 def pickled_outcome(outcome: Outcome) -> bytes | None:
-    """An outcome as the page cache stores it: the page without its source text, without its
-    claims on its sources (a third of the entry: a build that verifies the page again, because a
-    document it cites changed, parses the page again for them) and without its tokens (a page
-    rendered again parses its source again for them: ``Page.tokens``)."""
+    """An outcome as the page cache stores it: the page without its source text and without its
+    tokens (a page rendered again parses its source again for them: ``Page.tokens``)."""
     page = outcome.page
-    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""), source_claims=(),
+    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""),
                                          parsed_tokens=None)) if page is not None else outcome
     return safepickle.dumps(slim)
 

@@ -18,7 +18,7 @@ from ..charts.model import ChartPlan
 from ..content.markdown import Link
 from ..content.parse import parse_page
 from ..core.model import Fence, FrontMatter, ParsedPage, SourceFile
-from .claims import SourceClaim, cited_documents
+from .claims import SourceClaim, source_claims
 from .inlinevalues import InlineValue
 
 
@@ -47,9 +47,11 @@ class Page:
     # Inline values by (role name, role content), resolved against the export.
     inline_values: Mapping[tuple[str, str], InlineValue] = field(default_factory=dict)
     record_ids: frozenset[str] = frozenset()  # every source_record_id (a slug) the export names
-    # What each reported result says of its source document, for verification against the vault.
-    source_claims: tuple[SourceClaim, ...] = ()
     link_facts: LinkFacts | None = None  # None: not found yet (``checks.links.link_facts``)
+    # The digests of the documents its export cites (``claims.cited_documents``), found when it is
+    # validated and kept with it in the page cache: an edit of 5,000 articles looked through every
+    # export for them again (0.1 s).
+    cited_documents: frozenset[str] = frozenset()
 
     @property
     def url(self) -> str:
@@ -62,21 +64,23 @@ class Page:
         reading pages back, and only the pages rendered again need them), ``reparsed``'s."""
         return self.parsed_tokens if self.parsed_tokens is not None else self.reparsed.tokens
 
+    def claims(self) -> tuple[SourceClaim, ...]:
+        """What each reported result and fact of its export says of its source document, for
+        verification against the vault: made from the export when asked (verification asks once
+        per page and build; the page does not keep them: 19 KB a page, a tenth of a large build's
+        memory, for the rest of the build)."""
+        return source_claims(self.export) if self.cited_documents else ()
+
     @functools.cached_property
     def reparsed(self) -> ParsedPage:
         """The page's source parsed again, once, for what a page does not keep: the tokens of a page
-        read back from the page cache, its claims on its sources, the positions of its export's keys
-        (found only to place a problem)."""
+        read back from the page cache, the positions of its export's keys (found only to place a
+        problem)."""
         parsed, _ = parse_page(self.source)
         if parsed is None:  # a page that was validated parses: its source is the one its key names
             raise ValueError(f"{self.source.path} no longer parses")
         return parsed
 
-    @functools.cached_property
-    def cited_documents(self) -> frozenset[str]:
-        """The digests of the documents its export cites (found once: a dev server keeps its pages,
-        and looking through every export for them took 0.04 s of each rebuild of 5,000 articles)."""
-        return cited_documents(self.export)
 
     @property
     def body(self) -> str:

@@ -18,7 +18,7 @@ from ..core.model import Document, FrontMatter, JsonPath, ParsedPage, Positions,
 from ..schemas.explain import schema_problems
 from ..schemas.load import SchemaSet
 from .charttext import chart_text
-from .claims import source_claims
+from .claims import cited_documents
 from .inlinevalues import resolve_inline_values
 from .links import link_facts
 from .page import Page
@@ -58,7 +58,7 @@ def validate_page(parsed: ParsedPage, schemas: SchemaSet, prose: bool = True) ->
                 export.value if export else None, tuple(charts),
                 parsed.export_fence.body_index if parsed.export_fence else None, parsed.chart_fences,
                 inline_values=inline_values, record_ids=record_ids(export.value if export else None),
-                source_claims=source_claims(export.value) if export else ())
+                cited_documents=cited_documents(export.value if export else None))
     page = replace(page, link_facts=link_facts(page))
     if front.draft:
         problems.append(_draft_note(parsed))

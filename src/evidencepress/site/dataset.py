@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import enum
 import functools
+import hashlib
 import io
 import itertools
 import re
@@ -68,6 +69,11 @@ class TableSpec:
 
     conditions: tuple[str, ...]
     rules: Rules
+
+    @functools.cached_property
+    def digest(self) -> str:
+        """sha256 of the conditions and rules (tuples of text: their repr is the same in every process)."""
+        return hashlib.sha256(repr((self.conditions, self.rules)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def table_spec(schemas: SchemaSet) -> TableSpec:

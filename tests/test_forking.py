@@ -305,3 +305,47 @@ def test_stopping_a_pool_whose_manager_thread_a_signal_kept_from_starting_raises
     pool = ProcessPoolExecutor(max_workers=1)
     pool._executor_manager_thread = threading.Thread(target=lambda: None)  # type: ignore[attr-defined]
     forking.stop_workers(pool)
+
+
+def pids_apart(number: int) -> tuple[int, int]:
+    """(this process, the process ``apart`` ran the work in)."""
+    return os.getpid(), forking.apart(os.getpid)
+
+
+def fails_in_a_child() -> int:
+    if os.getpid() != PARENT and os.getppid() != PARENT:  # neither this process nor a worker of it
+        raise ValueError("a child of a worker fails")
+    return os.getpid()
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def fails_apart(number: int) -> tuple[int, int]:
+    return os.getpid(), forking.apart(fails_in_a_child)
+
+
+@pytest.mark.forks
+def test_work_apart_runs_in_a_child_of_the_worker_that_exits_with_it(two_cores: None) -> None:
+    """A record page of a large site is rendered in a child of the worker, whose memory (what it
+    allocated, what of the worker's it touched) leaves when it exits."""
+    found = list(ordered_map(pids_apart, list(range(40)), jobs=2, min_per_worker=10, chunk=4))
+    workers = {worker for worker, _ in found}
+    children = {child for _, child in found}
+    assert PARENT not in workers and len(workers) == 2
+    assert not children & (workers | {PARENT}) and len(children) == 40  # one child each
+    assert all(map(gone, children))
+    assert pids_apart(0) == (PARENT, PARENT)  # in this process: here
+
+
+@pytest.mark.forks
+def test_work_that_fails_apart_is_done_again_in_the_worker(two_cores: None) -> None:
+    """A failure in the child (a template error) is not lost: the worker does the work itself, and a
+    failure there is raised like any other (``ordered_map`` then redoes it here, with its traceback)."""
+    found = list(ordered_map(fails_apart, list(range(40)), jobs=2, min_per_worker=10, chunk=4))
+    assert all(worker == child != PARENT for worker, child in found)

@@ -23,7 +23,7 @@ from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
 from ..cache.pages import EntryKeys, article_key, citing_key, record_key
 from ..core.diagnostics import Problem
-from ..core.forking import ordered_map
+from ..core.forking import apart, ordered_map
 from ..core.options import BuildOptions, StageProgress
 from ..output.article import (
     DEFAULT_TEMPLATES,
@@ -240,7 +240,7 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     def render(task: tuple[bool, int]) -> dict[str, bytes]:
         is_record, number = task
         if is_record:
-            return render_record(env, records[number], ctx)
+            return apart(functools.partial(render_record, env, records[number], ctx))
         page = plan.pages[number]
         outputs = render_article(env, page, ctx, drawings.svgs(page.url))
         # made and kept with the page (its key covers all it depends on), so that an edit

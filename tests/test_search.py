@@ -428,6 +428,59 @@ def test_shards_build_their_indexes_a_few_at_a_time_and_end_when_read(tmp_path: 
 
 
 @pytest.mark.usefixtures("small_shards")
+def test_at_most_building_pagefind_processes_live_and_the_others_wait_in_spools(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Pagefind process holds the pages it was fed: eleven fed at once during the pages of a cold
+    build held 280 MB at 5,000 articles (issue 27). The shards past the first BUILDING wait in a
+    spool file each until a process is free; the bundle is the same."""
+    from evidencepress.output import pagefind, searchshards
+
+    root = sharded_site(tmp_path)
+    assert build(root)[0] == 0
+    expected = tree(root / "_site")
+    shutil.rmtree(root / ".cache")
+    monkeypatch.setattr(searchshards, "BUILDING", 2)
+    alive: set[int] = set()
+    most: list[int] = []
+    opened, close = pagefind.PagefindService.__init__, pagefind.PagefindService.close
+
+    def opening(service: pagefind.PagefindService, *args: Any) -> None:
+        opened(service, *args)
+        alive.add(id(service))
+        most.append(len(alive))
+
+    def closing(service: pagefind.PagefindService) -> None:
+        alive.discard(id(service))
+        close(service)
+
+    monkeypatch.setattr(pagefind.PagefindService, "__init__", opening)
+    monkeypatch.setattr(pagefind.PagefindService, "close", closing)
+    code, output = build(root)
+    assert code == 0, output
+    assert len(most) == 4 and max(most) == 2 and not alive  # four shards, two processes at a time
+    assert tree(root / "_site") == expected
+
+
+@pytest.mark.usefixtures("small_shards")
+def test_a_spool_that_cannot_be_written_leaves_the_site_without_search_and_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    from evidencepress.output import searchshards
+
+    def full(spool: object, rel: str, content: bytes) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(searchshards, "BUILDING", 1)
+    monkeypatch.setattr(searchshards._Spool, "add", full)
+    root = sharded_site(tmp_path)
+    code, output = build(root)
+    assert code == 0, output
+    assert "pagefind: warning: search index not built: [Errno 28] No space left on device" in output
+    assert (root / "_site/search/index.html").is_file() and not (root / "_site/pagefind").exists()
+
+
+@pytest.mark.usefixtures("small_shards")
 def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_gives(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from evidencepress.output import search

@@ -106,6 +106,10 @@ class PagefindRun:
             self._service = None
 
     def add(self, rel: str, data: bytes) -> None:
+        self.add_read(rel, what_pagefind_reads(data))
+
+    def add_read(self, rel: str, content: bytes) -> None:
+        """``add`` a page given as ``what_pagefind_reads`` of it."""
         if self._failure is not None or (self._service is not None and self._service.stopped):
             return  # the failure is reported by finish; the pages are not queued for nobody
         try:
@@ -114,9 +118,15 @@ class PagefindRun:
                 self._service = PagefindService(_binary(), {"force_language": self.language.split("-")[0].lower(),
                                                             "exclude_selectors": ["figure svg"]})
             self._service.send({"type": "AddFile", "index_id": 0, "file_path": rel,
-                                "file_contents": what_pagefind_reads(data).decode("utf-8")})
+                                "file_contents": content.decode("utf-8")})
         except Exception as exc:  # noqa: BLE001 -- any failure of the external indexer degrades to "no search"
             self._failure = exc
+
+    def fail(self, failure: BaseException) -> None:
+        """A failure met before Pagefind could have the pages (their spool could not be written or
+        read back): ``finish`` reports it, like one of Pagefind's own."""
+        if self._failure is None:
+            self._failure = failure
 
     def start(self) -> None:
         """Every page is added: Pagefind builds the index."""

@@ -5,6 +5,7 @@ end for each fork and start again after it)."""
 from __future__ import annotations
 
 import _thread
+import functools
 import multiprocessing
 import os
 import subprocess
@@ -307,9 +308,9 @@ def test_stopping_a_pool_whose_manager_thread_a_signal_kept_from_starting_raises
     forking.stop_workers(pool)
 
 
-def pids_apart(number: int) -> tuple[int, int]:
-    """(this process, the process ``apart`` ran the work in)."""
-    return os.getpid(), forking.apart(os.getpid)
+def pids_apart(number: int, folder: str = "") -> tuple[int, int | forking.Spilled]:
+    """(this process, the process ``spill`` ran the work in, as it came back)."""
+    return os.getpid(), forking.spill(os.getpid, os.path.join(folder, f"{number}.pickle"))
 
 
 def fails_in_a_child() -> int:
@@ -326,26 +327,33 @@ def gone(pid: int) -> bool:
     return False
 
 
-def fails_apart(number: int) -> tuple[int, int]:
-    return os.getpid(), forking.apart(fails_in_a_child)
-
-
 @pytest.mark.forks
-def test_work_apart_runs_in_a_child_of_the_worker_that_exits_with_it(two_cores: None) -> None:
+def test_work_spilled_runs_in_a_child_of_the_worker_and_comes_back_through_a_file(tmp_path: Path,
+                                                                                  two_cores: None) -> None:
     """A record page of a large site is rendered in a child of the worker, whose memory (what it
-    allocated, what of the worker's it touched) leaves when it exits."""
-    found = list(ordered_map(pids_apart, list(range(40)), jobs=2, min_per_worker=10, chunk=4))
+    allocated, what of the worker's it touched) leaves when it exits, and its files wait on disk
+    until the main process takes them."""
+    found = list(ordered_map(functools.partial(pids_apart, folder=str(tmp_path)), list(range(40)), jobs=2,
+                             min_per_worker=10, chunk=4))
     workers = {worker for worker, _ in found}
-    children = {child for _, child in found}
     assert PARENT not in workers and len(workers) == 2
+    assert all(isinstance(spilled, forking.Spilled) for _, spilled in found)
+    assert len(list(tmp_path.iterdir())) == 40
+    children = {forking.unspill(spilled) for _, spilled in found}
     assert not children & (workers | {PARENT}) and len(children) == 40  # one child each
-    assert all(map(gone, children))
-    assert pids_apart(0) == (PARENT, PARENT)  # in this process: here
+    assert all(map(gone, children)) and not list(tmp_path.iterdir())  # read back, then removed
+    assert pids_apart(0, str(tmp_path)) == (PARENT, PARENT) and not list(tmp_path.iterdir())  # here: here
+
+
+def fails_apart(number: int, folder: str = "") -> tuple[int, int | forking.Spilled]:
+    return os.getpid(), forking.spill(fails_in_a_child, os.path.join(folder, f"{number}.pickle"))
 
 
 @pytest.mark.forks
-def test_work_that_fails_apart_is_done_again_in_the_worker(two_cores: None) -> None:
+def test_work_that_fails_in_the_child_is_done_again_in_the_worker(tmp_path: Path, two_cores: None) -> None:
     """A failure in the child (a template error) is not lost: the worker does the work itself, and a
     failure there is raised like any other (``ordered_map`` then redoes it here, with its traceback)."""
-    found = list(ordered_map(fails_apart, list(range(40)), jobs=2, min_per_worker=10, chunk=4))
+    found = list(ordered_map(functools.partial(fails_apart, folder=str(tmp_path)), list(range(40)), jobs=2,
+                             min_per_worker=10, chunk=4))
     assert all(worker == child != PARENT for worker, child in found)
+    assert not list(tmp_path.iterdir())

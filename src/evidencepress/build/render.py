@@ -13,6 +13,8 @@ steps one after the other, for the dev server and ``diff``.
 from __future__ import annotations
 
 import functools
+import os
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,7 @@ from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
 from ..cache.pages import EntryKeys, article_key, citing_key, record_key
 from ..core.diagnostics import Problem
-from ..core.forking import apart, ordered_map
+from ..core.forking import Spilled, ordered_map, spill, unspill
 from ..core.options import BuildOptions, StageProgress
 from ..output.article import (
     DEFAULT_TEMPLATES,
@@ -236,11 +238,13 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     stale = [number for number, key in enumerate(record_keys) if cached[number] is None]
     missing = [number for number, key in enumerate(keys) if cached[len(record_keys) + number] is None]
     snapshot = snapshot_context(ctx)
+    scratch = tempfile.TemporaryDirectory(prefix="evidencepress-records-")  # record pages rendered in a worker
 
-    def render(task: tuple[bool, int]) -> dict[str, bytes]:
+    def render(task: tuple[bool, int]) -> dict[str, bytes] | Spilled:
         is_record, number = task
         if is_record:
-            return apart(functools.partial(render_record, env, records[number], ctx))
+            return spill(functools.partial(render_record, env, records[number], ctx),
+                         os.path.join(scratch.name, f"{number}.pickle"))
         page = plan.pages[number]
         outputs = render_article(env, page, ctx, drawings.svgs(page.url))
         # made and kept with the page (its key covers all it depends on), so that an edit
@@ -249,13 +253,18 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
         return outputs if export is None else {**outputs, SNAPSHOT_ENTRY: export}
 
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
-    fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
     urls = [record.url for record in records] + [page.url for page in plan.pages]
     todo = {(True, number) for number in stale} | {(False, number) for number in missing}
-    for at, (url, key) in enumerate(zip(urls, record_keys + keys, strict=True)):
-        task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
-        outputs = next(fresh) if task in todo else None
-        yield _Page(url, key, outputs, cached[at], functools.partial(render, task))
+    with scratch:
+        fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
+        for at, (url, key) in enumerate(zip(urls, record_keys + keys, strict=True)):
+            task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
+            outputs = unspill(next(fresh)) if task in todo else None
+            yield _Page(url, key, outputs, cached[at], functools.partial(_rendered, render, task))
+
+
+def _rendered(render: Callable[[tuple[bool, int]], dict[str, bytes] | Spilled], task: tuple[bool, int]) -> dict[str, bytes]:
+    return unspill(render(task))
 
 
 def _put_drawings(files: FileSink, url: str, drawings: Drawings) -> None:

@@ -39,6 +39,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -380,34 +381,51 @@ def stop_workers(pool: ProcessPoolExecutor) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
 
 
-def apart(function: Callable[[], R]) -> R:
+@dataclass(frozen=True)
+class Spilled:
+    """A result that a child of a worker left in a file (``spill``), for ``unspill``."""
+
+    path: str
+
+
+def spill(function: Callable[[], R], path: str) -> R | Spilled:
     """``function()``, in a worker of ``ordered_map``: computed in a child forked for it, which
-    exits once it has sent the result back. What it allocates, and what of the worker's memory it
-    touches (copied on write: the data of every page it reads), leaves with it. A record page of a
-    large site shows every result of the thousands of articles that cite it: a worker that
-    rendered one kept 300 MB of its own for the rest of the build. Anywhere else (this process,
-    or a child that failed: the exception is then raised here, with its own traceback) it runs here."""
+    pickles the result into the new file ``path`` and exits; the worker returns Spilled(path), which
+    the pool carries instead of the result, and the process that asked reads it back with
+    ``unspill`` when it takes it. What the child allocates, and what of the worker's memory it
+    touches (copied on write: the data of every page it reads), leaves with it, and the result
+    waits on disk, not in memory. A record page of a large site shows every result of the thousands
+    of articles that cite it (50 MB of files): a worker that rendered one kept 300 MB of its own
+    for the rest of the build, and the main process held four at a time as they came back.
+    Anywhere else (this process, or a child that failed: the exception is then raised here, with
+    its own traceback) ``function`` runs here."""
     if _job is None or not hasattr(os, "fork"):
         return function()
-    readable, writable = os.pipe()
     child = os.fork()
     if child == 0:  # the child: a worker forked by ordered_map has no other thread
         code = 1
         try:
-            os.close(readable)
-            with os.fdopen(writable, "wb") as pipe:
-                pickle.dump(function(), pipe, protocol=pickle.HIGHEST_PROTOCOL)
+            with open(path, "xb") as file:
+                pickle.dump(function(), file, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)  # never the worker's own exit path: its queues are the parent's
-    os.close(writable)
-    with os.fdopen(readable, "rb") as pipe:
-        data = pipe.read()
     _, status = os.waitpid(child, 0)
     if status != 0:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
         return function()
-    result: R = pickle.loads(data)
-    return result
+    return Spilled(path)
+
+
+def unspill(result: R | Spilled) -> R:
+    """The result itself: read back from its file (removed then) when it was spilled."""
+    if not isinstance(result, Spilled):
+        return result
+    with open(result.path, "rb") as file:
+        value: R = pickle.load(file)
+    os.unlink(result.path)
+    return value
 
 
 def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:

@@ -251,3 +251,23 @@ def test_the_example_site_gaps_json_agrees_with_its_exports(tmp_path: Path) -> N
     assert blocked_by_hand(results) == {}
     assert gaps["pairs"]["comparable"] == 0 and gaps["pairs"]["one_answer"] == 0
     assert all(blockers == [] for blockers in gaps["records"].values()) and len(gaps["records"]) == 22
+
+
+def test_a_record_s_unknown_conditions_are_those_every_result_leaves_null_or_out() -> None:
+    """``unknowns_of`` stops at the first result that says otherwise; it says what the states of
+    every result say, for every mix of a value, null and an absent key (and no conditions at all)."""
+    from evidencepress.core.export import ReportedResult
+    from evidencepress.schemas.comparability import NOT_CONSIDERED, NOT_REPORTED
+    from evidencepress.site.gaps import unknowns_of
+
+    kinds = ({"gpu": "GB10"}, {"gpu": None}, {}, {"gpu": "not reported"}, {"gpu": 0})
+    for size in (1, 2, 3):
+        for mix in itertools.product(kinds, repeat=size):
+            results = [ReportedResult({"conditions": conditions}) for conditions in mix]
+            if mix[0] == {}:
+                results.append(ReportedResult({"conditions": None}))  # not an object: no key at all
+            states = {state(result.conditions, "gpu") for result in results}
+            expected = ((("gpu",) if states == {NOT_REPORTED} else ()), (("gpu",) if states == {NOT_CONSIDERED} else ()))
+            found = unknowns_of(results, ("gpu",))
+            assert (found.not_reported, found.not_considered) == expected, mix
+    assert unknowns_of([], ("gpu",)) == unknowns_of([], ())

@@ -198,7 +198,9 @@ def anchored(views: tuple[CitationView, ...]) -> tuple[CitationView, ...]:
     seen: set[str] = set()
 
     def first(row: ResultView) -> ResultView:
-        if not row.anchor or row.anchor in seen or _PAGE_IDS.fullmatch(row.anchor):
+        if not row.anchor:
+            return row  # (a record's thousands of rows without an id were each made again)
+        if row.anchor in seen or _PAGE_IDS.fullmatch(row.anchor):
             return replace(row, anchor="")
         seen.add(row.anchor)
         return row

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.export import ReportedResult
-from ..schemas.comparability import NOT_CONSIDERED, NOT_REPORTED, Rules, is_known, state
+from ..schemas.comparability import Rules, is_known, state
 
 GAPS_URL = "/gaps/"
 GAPS_FILE = "gaps.json"  # in /data/
@@ -160,9 +160,11 @@ def unknowns_of(results: Sequence[ReportedResult], conditions: Sequence[str]) ->
     for no results)."""
     if not results:
         return Unknowns((), ())
-    states = {key: {state(result.conditions, key) for result in results} for key in conditions}
-    return Unknowns(tuple(key for key in conditions if states[key] == {NOT_REPORTED}),
-                    tuple(key for key in conditions if states[key] == {NOT_CONSIDERED}))
+    # each key's test ends at the first result that says otherwise (a record's page asked for the
+    # canonical text of every condition of its 20,000 results: 0.1 s of each)
+    found = [result.conditions for result in results]
+    return Unknowns(tuple(key for key in conditions if all(key in own and own[key] is None for own in found)),
+                    tuple(key for key in conditions if all(key not in own for own in found)))
 
 
 # A result as the pair counts see it: its record, its metric, the metric's key conditions and the

@@ -37,6 +37,7 @@ from ..output.article import (
     static_files,
     template_folder,
 )
+from ..output.comparison import comparison_members
 from ..output.dataindex import data_index_entries, render_data_index
 from ..output.exports import snapshot_context, snapshot_json
 from ..output.feeds import feed_files
@@ -246,10 +247,11 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
             return spill(functools.partial(render_record, env, records[number], ctx),
                          os.path.join(scratch.name, f"{number}.pickle"))
         page = plan.pages[number]
-        outputs = render_article(env, page, ctx, drawings.svgs(page.url))
+        members = comparison_members(page.export, ctx.comparability)  # in index.json and in its snapshot
+        outputs = render_article(env, page, ctx, drawings.svgs(page.url), members)
         # made and kept with the page (its key covers all it depends on), so that an edit
         # makes only the edited article's
-        export = snapshot_json(page, snapshot)
+        export = snapshot_json(page, snapshot, members)
         return outputs if export is None else {**outputs, SNAPSHOT_ENTRY: export}
 
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]

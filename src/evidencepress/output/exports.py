@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from ..checks.page import Page
 from ..core.diagnostics import Location, Problem, error
@@ -48,9 +49,10 @@ def snapshot_context(ctx: SiteContext) -> SiteContext:
     return replace(ctx, config=replace(ctx.config, base_url="/"), verification=None)
 
 
-def snapshot_json(page: Page, snapshot: SiteContext) -> bytes | None:
-    """The bytes of the page's file of exports/ (``snapshot``: from ``snapshot_context``); None for a draft."""
-    return None if page.front.draft else article_json(page, snapshot)
+def snapshot_json(page: Page, snapshot: SiteContext, members: list[dict[str, Any]] | None = None) -> bytes | None:
+    """The bytes of the page's file of exports/ (``snapshot``: from ``snapshot_context``; ``members``:
+    the page's ``comparison_members``, when they are made already); None for a draft."""
+    return None if page.front.draft else article_json(page, snapshot, members)
 
 
 def results_chunks(pages: Sequence[Page], ctx: SiteContext) -> Iterable[bytes]:

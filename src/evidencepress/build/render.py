@@ -266,6 +266,7 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
 
 
 def _rendered(render: Callable[[tuple[bool, int]], dict[str, bytes] | Spilled], task: tuple[bool, int]) -> dict[str, bytes]:
+    """The files of ``task`` rendered again (here: never spilled; ``unspill`` says so to the types)."""
     return unspill(render(task))
 
 

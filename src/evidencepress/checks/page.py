@@ -81,7 +81,6 @@ class Page:
             raise ValueError(f"{self.source.path} no longer parses")
         return parsed
 
-
     @property
     def body(self) -> str:
         """The Markdown after the front matter (derived, not held: a site of thousands of pages

@@ -396,8 +396,10 @@ def test_shards_build_their_indexes_a_few_at_a_time_and_end_when_read(tmp_path: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """Every shard's Pagefind process built its index at once and lived until the build ended: 11
     of them held 770 MB at 5,000 articles (issue 27). At most BUILDING build at once, each ends
-    once its bundle is read, and the bundle is the one a single build of each shard gives."""
-    from evidencepress.output import search, searchshards
+    once its bundle is read, and the bundle is the one a single build of each shard gives. A
+    process holds the pages it was fed (eleven fed at once held 280 MB during the pages): the
+    shards past the first BUILDING wait in a spool file each, and at most BUILDING processes live."""
+    from evidencepress.output import pagefind, search, searchshards
 
     root = sharded_site(tmp_path)
     code, output = build(root)
@@ -419,45 +421,27 @@ def test_shards_build_their_indexes_a_few_at_a_time_and_end_when_read(tmp_path: 
         building.discard(id(run))
         close(run)
 
-    monkeypatch.setattr(search.PagefindRun, "start", started)
-    monkeypatch.setattr(search.PagefindRun, "close", closed)
-    code, output = build(root)
-    assert code == 0, output
-    assert max(most) == 2 and len(set(most)) == 2 and not building
-    assert tree(root / "_site") == expected
-
-
-@pytest.mark.usefixtures("small_shards")
-def test_at_most_building_pagefind_processes_live_and_the_others_wait_in_spools(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A Pagefind process holds the pages it was fed: eleven fed at once during the pages of a cold
-    build held 280 MB at 5,000 articles (issue 27). The shards past the first BUILDING wait in a
-    spool file each until a process is free; the bundle is the same."""
-    from evidencepress.output import pagefind, searchshards
-
-    root = sharded_site(tmp_path)
-    assert build(root)[0] == 0
-    expected = tree(root / "_site")
-    shutil.rmtree(root / ".cache")
-    monkeypatch.setattr(searchshards, "BUILDING", 2)
-    alive: set[int] = set()
-    most: list[int] = []
-    opened, close = pagefind.PagefindService.__init__, pagefind.PagefindService.close
+    living: set[int] = set()
+    alive: list[int] = []  # how many Pagefind processes live, each time one starts
+    opened, ended = pagefind.PagefindService.__init__, pagefind.PagefindService.close
 
     def opening(service: pagefind.PagefindService, *args: Any) -> None:
         opened(service, *args)
-        alive.add(id(service))
-        most.append(len(alive))
+        living.add(id(service))
+        alive.append(len(living))
 
-    def closing(service: pagefind.PagefindService) -> None:
-        alive.discard(id(service))
-        close(service)
+    def ending(service: pagefind.PagefindService) -> None:
+        living.discard(id(service))
+        ended(service)
 
+    monkeypatch.setattr(search.PagefindRun, "start", started)
+    monkeypatch.setattr(search.PagefindRun, "close", closed)
     monkeypatch.setattr(pagefind.PagefindService, "__init__", opening)
-    monkeypatch.setattr(pagefind.PagefindService, "close", closing)
+    monkeypatch.setattr(pagefind.PagefindService, "close", ending)
     code, output = build(root)
     assert code == 0, output
-    assert len(most) == 4 and max(most) == 2 and not alive  # four shards, two processes at a time
+    assert max(most) == 2 and len(set(most)) == 2 and not building
+    assert len(alive) == 4 and max(alive) == 2 and not living  # four shards, two processes at a time
     assert tree(root / "_site") == expected
 
 

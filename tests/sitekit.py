@@ -135,6 +135,15 @@ def group_members(group: int) -> list[int]:
     return sorted(members)
 
 
+def running(pid: int) -> bool:
+    """Does the process ``pid`` still exist?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 def wait_until(condition: Callable[[], bool], what: str, patience: float = 60.0) -> None:
     """Poll ``condition`` until it holds (a process's state, read from outside it); ``patience``
     seconds without it is a failure, never a result."""

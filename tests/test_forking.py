@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from sitekit import many_pages
+from sitekit import many_pages, running
 
 from evidencepress.build.validating import validate_source, validate_sources
 from evidencepress.cache.caches import Store
@@ -319,14 +319,6 @@ def fails_in_a_child() -> int:
     return os.getpid()
 
 
-def gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
 @pytest.mark.forks
 def test_work_spilled_runs_in_a_child_of_the_worker_and_comes_back_through_a_file(tmp_path: Path,
                                                                                   two_cores: None) -> None:
@@ -341,7 +333,7 @@ def test_work_spilled_runs_in_a_child_of_the_worker_and_comes_back_through_a_fil
     assert len(list(tmp_path.iterdir())) == 40
     children = {forking.unspill(spilled) for _, spilled in found}
     assert not children & (workers | {PARENT}) and len(children) == 40  # one child each
-    assert all(map(gone, children)) and not list(tmp_path.iterdir())  # read back, then removed
+    assert not any(map(running, children)) and not list(tmp_path.iterdir())  # read back, then removed
     assert pids_apart(0, str(tmp_path)) == (PARENT, PARENT) and not list(tmp_path.iterdir())  # here: here
 
 

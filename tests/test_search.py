@@ -6,7 +6,6 @@ import base64
 import gzip
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -16,7 +15,7 @@ from typing import Any
 import cbor2
 import pytest
 from click.testing import CliRunner
-from sitekit import CHART, SHA, SOURCE_URL, article, export, make_site, many_pages, result, tree
+from sitekit import CHART, SHA, SOURCE_URL, article, export, make_site, many_pages, result, running, tree
 
 from evidencepress.cli import main
 from evidencepress.output.article import DEFAULT_TEMPLATES
@@ -176,7 +175,7 @@ def test_a_pagefind_run_past_the_time_limit_is_stopped(tmp_path: Path, monkeypat
     code, output = build(search_site(tmp_path / "site"))
     assert code == 0, output
     assert "pagefind: warning: search index not built: Pagefind did not finish within 1 s" in output
-    assert not _running(int(pid_file.read_text()))
+    assert not running(int(pid_file.read_text()))
 
 
 def test_a_build_that_fails_after_pagefind_started_stops_it_and_removes_its_folder(
@@ -198,17 +197,9 @@ def test_a_build_that_fails_after_pagefind_started_stops_it_and_removes_its_fold
     # The build has stopped and reaped Pagefind: the shell wrote its pid as it started, or was
     # stopped before it could (and never will); either way nothing runs.
     pid = pid_file.read_text().strip() if pid_file.exists() else ""
-    assert not pid or not _running(int(pid))
+    assert not pid or not running(int(pid))
     assert not any(scratch.iterdir())
     assert not (root / "_site").exists()
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.mark.skipif(not Path("/dev/shm").is_dir(), reason="needs a tmpfs to compare with")

@@ -247,11 +247,11 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
 
     def render(task: tuple[bool, int]) -> dict[str, bytes] | Spilled:
         is_record, number = task
-        if is_record and len(records[number].results) < APART_RESULTS:
-            return render_record(env, records[number], ctx)
         if is_record:
-            return spill(functools.partial(render_record, env, records[number], ctx),
-                         os.path.join(scratch.name, f"{number}.pickle"))
+            record = records[number]
+            if len(record.results) < APART_RESULTS:
+                return render_record(env, record, ctx)
+            return spill(functools.partial(render_record, env, record, ctx), os.path.join(scratch.name, f"{number}.pickle"))
         page = plan.pages[number]
         members = comparison_members(page.export, ctx.comparability)  # in index.json and in its snapshot
         outputs = render_article(env, page, ctx, drawings.svgs(page.url), members)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import pickle
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, Protocol, Self
@@ -195,8 +196,8 @@ class ShardedSearch:
 
 class _Spool:
     """The pages of a shard that waits for its Pagefind run: each page's path and what Pagefind
-    reads of it, one after the other, in a temporary file (removed by the system when it is closed,
-    or when the process ends, however)."""
+    reads of it, pickled one after the other into a temporary file (removed by the system when it
+    is closed, or when the process ends, however)."""
 
     def __init__(self) -> None:
         self._file: IO[bytes] | None = None
@@ -204,19 +205,18 @@ class _Spool:
     def add(self, rel: str, content: bytes) -> None:
         if self._file is None:
             self._file = tempfile.TemporaryFile()  # noqa: SIM115 -- closed by close()
-        name = rel.encode("utf-8", "surrogatepass")
-        self._file.write(len(name).to_bytes(4, "big") + name + len(content).to_bytes(8, "big"))
-        self._file.write(content)
+        pickle.dump((rel, content), self._file, protocol=pickle.HIGHEST_PROTOCOL)
 
     def pages(self) -> Iterator[tuple[str, bytes]]:
-        """The pages added, in order."""
+        """The pages added, in order (the file is this process's own: its pickles are trusted)."""
         if self._file is None:
             return
         self._file.seek(0)
-        while header := self._file.read(4):
-            name = self._file.read(int.from_bytes(header, "big")).decode("utf-8", "surrogatepass")
-            content = self._file.read(int.from_bytes(self._file.read(8), "big"))
-            yield name, content
+        while True:
+            try:
+                yield pickle.load(self._file)
+            except EOFError:
+                return
 
     def close(self) -> None:
         if self._file is not None:

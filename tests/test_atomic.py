@@ -276,3 +276,31 @@ def test_a_cold_cached_build_killed_at_every_step_then_built_again(tmp_path: Pat
         assert not [p for p in build_site(BuildOptions(root=root, jobs=1)) if p.is_error]
         assert (tree(root / "_site"), tree(root / "exports")) == new, step
         assert _hidden(root) == [], step
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_a_page_edited_after_it_was_validated_fails_the_build_and_keeps_the_old_output(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached: bool) -> None:
+    """The build lets go of page texts once they are validated and reads back those it renders again
+    (issue 27): a page edited meanwhile is never published with text that was not validated."""
+    from evidencepress.build import recipe
+
+    old = _built(tmp_path / "site", 1)
+    root = _version(tmp_path / "site", 2)
+    planned = recipe.plan_site
+
+    def edited_after(*args: object, **kwargs: object) -> object:
+        plan = planned(*args, **kwargs)  # type: ignore[arg-type]
+        (root / "content/guides/p1.md").write_text(article("Edited meanwhile"), encoding="utf-8")
+        return plan
+
+    monkeypatch.setattr(recipe, "plan_site", edited_after)
+    problems = build_site(BuildOptions(root=root, jobs=1, use_cache=cached))
+    assert [(str(p.location), p.message, p.hint) for p in problems if p.is_error] == [
+        ("content/guides/p1.md", "cannot write the site: the page changed while the site was built: build again",
+         "the previous output is in place; build again")]
+    assert (tree(root / "_site"), tree(root / "exports")) == old
+    assert _hidden(root) == []
+    monkeypatch.undo()
+    assert not [p for p in build_site(BuildOptions(root=root, jobs=1, use_cache=cached)) if p.is_error]
+    assert b"Edited meanwhile" in (root / "_site/guides/p1/index.html").read_bytes()

@@ -192,3 +192,45 @@ def test_a_dev_server_reads_only_the_pages_whose_files_changed(tmp_path: Path, m
     assert [page.text for page in second.pages] == ["text A\n", "text b\n", "text b\n"]
     assert second.pages[1] is first.pages[1] and reads == ["a.md", "linked.md"]
     assert sorted(Path(path).name for path in known) == ["b.md"]  # a.md changed within the racy window
+
+
+def test_a_text_let_go_is_read_back_from_its_file_as_it_was_read(tmp_path: Path) -> None:
+    """A build lets go of the page texts once the pages are validated (130 MB of 5,000 articles, issue
+    27): asked for again, a text is read back and decoded as it was (BOM removed, CRLF -> LF), and the
+    page is the same value."""
+    from evidencepress.content.read import read_content
+    from evidencepress.core.model import SourceFile
+
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "a.md").write_bytes(b"\xef\xbb\xbf---\r\ntitle: \xc3\xa9\r\n---\r\nBody\rend\n")
+    content, problems = read_content(tmp_path)
+    source = content.pages[0]
+    text, digest = source.text, source.digest
+    assert problems == [] and text == "---\ntitle: é\n---\nBody\nend\n"
+    source.let_go()
+    assert source.kept is None and source.text == text and source.digest == digest
+    assert source == SourceFile("content/a.md", "a.md", text) and hash(source) == hash(SourceFile("content/a.md", "a.md", text))
+    held = SourceFile("content/a.md", "a.md", text)
+    held.let_go()  # read from no file: it keeps its text
+    assert held.kept == text
+
+
+@pytest.mark.parametrize("change", ["edited", "removed", "not UTF-8"])
+def test_a_text_let_go_whose_file_changed_is_not_read_back(tmp_path: Path, change: str) -> None:
+    """What is read back must be what was validated: a file edited, removed or damaged meanwhile is an
+    OSError naming the page (the build reports it and keeps the previous output)."""
+    from evidencepress.content.read import read_content
+
+    folder = tmp_path / "content"
+    folder.mkdir()
+    (folder / "a.md").write_text("---\ntitle: A\n---\nBody\n", encoding="utf-8")
+    source = read_content(tmp_path)[0].pages[0]
+    source.let_go()
+    if change == "removed":
+        (folder / "a.md").unlink()
+    else:
+        (folder / "a.md").write_bytes(b"---\ntitle: B\n---\nBody\n" if change == "edited" else b"\xff\n")
+    with pytest.raises(OSError) as raised:
+        source.text  # noqa: B018
+    assert raised.value.filename in ("content/a.md", str(folder / "a.md"))

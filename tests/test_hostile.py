@@ -11,6 +11,7 @@ NUL bytes, and an export fence written with two spaces.
 from __future__ import annotations
 
 import errno
+import functools
 import json
 import os
 import subprocess
@@ -140,6 +141,29 @@ def test_a_template_that_cannot_render_is_an_error_at_its_line(tmp_path: Path, t
     result = run(root, "build")
     assert result.exit_code == 1 and result.stderr.startswith(expected), result.stderr
     assert "Traceback" not in result.stderr and not (root / "_site").exists()
+
+
+def test_a_page_rendered_as_utf8_as_it_is_made_reads_and_fails_as_one_rendered_whole(tmp_path: Path) -> None:
+    """Record pages are encoded as Jinja makes them (their pieces took four times a 24 MB page, issue
+    27): the bytes are those of the whole text encoded, across every batch of pieces, and a template
+    that cannot render fails as it does for ``render``."""
+    import jinja2
+
+    from evidencepress.output.templating import guarded_environment, render_utf8
+
+    (tmp_path / "rows.html").write_text("{% for i in items %}<td>é{{ i }}ő</td>{% endfor %}\n", encoding="utf-8")
+    (tmp_path / "zero.html").write_text("{% for i in items %}{{ i }}{% endfor %}{{ 1 // 0 }}", encoding="utf-8")
+    (tmp_path / "loop.html").write_text("{% macro again() %}{{ again() }}{% endmacro %}{{ again() }}", encoding="utf-8")
+    env = guarded_environment([str(tmp_path)], autoescape=True)
+    rows = env.get_template("rows.html")
+    for items in ([], list(range(3)), list(range(20_000))):  # no piece, a few, many batches
+        assert render_utf8(rows, items=items) == rows.render(items=items).encode("utf-8")
+    for name, expected in (("zero.html", "arithmetic in the template failed"), ("loop.html", "without end")):
+        template = env.get_template(name)
+        for render in (template.render, functools.partial(render_utf8, template)):
+            with pytest.raises(jinja2.TemplateRuntimeError, match=expected) as raised:
+                render(items=list(range(10_000)))
+            assert raised.value.hint  # type: ignore[attr-defined]
 
 
 def test_a_site_schema_that_is_not_json_is_an_error(tmp_path: Path) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import pickle
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -138,7 +139,8 @@ def _values(scalars: st.SearchStrategy[object], other_keys: bool = False) -> st.
 @settings(max_examples=300, deadline=None)
 def test_orjson_gives_the_text_of_the_python_writer(value: object) -> None:
     """orjson writes a document (authored numbers through placeholders) as ``_write`` does."""
-    assert jsontext._fast_indented(value) == _python_text(value)
+    assert jsontext._fast_indented(value) == _python_text(value).encode("utf-8")
+    assert jsontext.dumps_utf8(value) == (_python_text(value) + "\n").encode("utf-8")  # a JSON file's bytes
 
 
 @given(_values(ORJSON_SCALARS | EDGES, other_keys=True))
@@ -147,8 +149,18 @@ def test_what_orjson_would_write_otherwise_is_left_to_the_python_writer(value: o
     """A float written with an exponent, an integer past 64 bits, a lone surrogate or a key that
     is not a string: ``_fast_indented`` declines, or gives the same text."""
     fast = jsontext._fast_indented(value)
-    assert fast is None or fast == _python_text(value)
+    assert fast is None or fast == _python_text(value).encode("utf-8")
     assert jsontext.dumps(value) == _python_text(value)
+    assert _bytes_or_error(lambda: jsontext.dumps_utf8(value)) == _bytes_or_error(
+        lambda: (_python_text(value) + "\n").encode("utf-8"))
+
+
+def _bytes_or_error(make: Callable[[], bytes]) -> bytes | type:
+    """What ``make`` gives, or the type of what it raises (a lone surrogate cannot be UTF-8)."""
+    try:
+        return make()
+    except UnicodeEncodeError as exc:
+        return type(exc)
 
 
 def _python_text(value: object) -> str:
@@ -162,7 +174,25 @@ def test_an_export_is_written_by_orjson_unless_its_text_would_differ() -> None:
                             ' "x": [1.5, "é", true]}', "a.md", 1)
     assert document is not None
     fast = jsontext._fast_indented(document.value)
-    assert fast is not None and fast == _python_text(document.value)
-    assert '"value": 22.50' in fast and "\n    -0,\n" in fast and '"n": 1e2' in fast
+    assert fast is not None and fast.decode("utf-8") == _python_text(document.value)
+    assert b'"value": 22.50' in fast and b"\n    -0,\n" in fast and b'"n": 1e2' in fast
+    assert jsontext.dumps_utf8(document.value) == fast + b"\n"
     for declined in (1e-05, 1e16, 2**70, "\ud800", {1: "a"}, (1, 2), float("nan")):
         assert jsontext._fast_indented({"reported_results": [{"value": declined}]}) is None
+
+
+def test_an_export_holds_one_object_for_each_distinct_string() -> None:
+    """json shares the keys of a document, not its values: every result of an export repeated its
+    unit, state, conditions and digests (a third of 5,000 exports in memory, issue 27). Equal strings
+    are now one object, which pickle also writes once."""
+    text = json.dumps({"reported_results": [{"unit": "tokens/s", "state": "source_reported", "c": {"engine": "vLLM"},
+                                             "label": f"Cell {n}", "notes": ["tokens/s"]} for n in range(3)]})
+    document, problems = load_json(text, "a.md", 1)
+    assert document is not None and problems == [] and document.value == json.loads(text)
+    results = document.value["reported_results"]
+    for key in ("unit", "state"):
+        assert len({id(result[key]) for result in results}) == 1
+    assert len({id(result["c"]["engine"]) for result in results}) == 1
+    assert len({id(result["label"]) for result in results}) == 3
+    again, _ = load_json(text, "b.md", 1)
+    assert again is not None and again.value["reported_results"][0]["unit"] is not results[0]["unit"]  # per document

@@ -13,6 +13,7 @@ returns all problems of the run.
 
 from __future__ import annotations
 
+import errno
 import os
 import time
 from pathlib import Path
@@ -23,6 +24,7 @@ from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, ou
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
 from ..core.diagnostics import Location, Problem, error, has_errors, strict
+from ..core.forking import give_back_memory
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
 from ..output.exports import EXPORTS_DIR, export_files, stale_exports
@@ -141,6 +143,9 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
     plan, problems = plan_site(options, setup, caches, progress)
     if plan is None:
         return problems, None, False
+    for page in plan.pages:  # read back by the few that need them again (rendered anew, not from the cache)
+        page.source.let_go()
+    give_back_memory()
     exports = options.root / EXPORTS_DIR
     rendered = caches.rendered if options.use_cache else None  # --no-cache: nothing to read, nothing kept
     last = last_outputs(options, out) if options.use_cache else None  # its files that are unchanged are linked
@@ -172,9 +177,11 @@ def _plan_and_write(options: BuildOptions, setup: Setup, out: Path, caches: Cach
         return problems + abandoned.problems, None, False
     except OSError as exc:
         where = Location(str(exc.filename or out))
+        changed = exc.errno == errno.EIO  # an input changed under the build (a page, a chart drawing)
         return problems + [error(where, f"cannot write the site: {exc.strerror or exc}", "write",
-                                 hint="the previous output is in place; free space or fix permissions, "
-                                      "then build again")], None, False
+                                 hint="the previous output is in place; " + (
+                                     "build again" if changed else "free space or fix permissions, then build again"))
+                           ], None, False
     # the standby trees now: the trees this build replaced, as the last build recorded them, or twins
     # of its own made as it wrote them
     site_files, exports_files = output_files(folders[out].hashes or {}), output_files(folders[exports].hashes or {})

@@ -25,7 +25,7 @@ from ..cache.buildrecord import tree_digest
 from ..cache.caches import Caches, Store, code_fingerprint, key_of
 from ..cache.pages import EntryKeys, article_key, citing_key, record_key
 from ..core.diagnostics import Problem
-from ..core.forking import Spilled, ordered_map, spill, unspill
+from ..core.forking import Spilled, give_back_memory, ordered_map, spill, unspill
 from ..core.options import BuildOptions, StageProgress
 from ..output.article import (
     DEFAULT_TEMPLATES,
@@ -44,6 +44,7 @@ from ..output.feeds import feed_files
 from ..output.gaps import gap_files
 from ..output.generated import (
     PAGEFIND_FOLDER,
+    record_files,
     render_community,
     render_explore,
     render_not_found,
@@ -73,6 +74,9 @@ SearchRun = ShardedSearch | IndexerRun
 # (``forking.spill``): one of 20,000 left the worker 300 MB larger, but a fork for each of the 880
 # small records of the example articles ×40 took 40 CPU-s.
 APART_RESULTS = 1_000
+# Fresh render workers are forked for every run of this many pages: a worker holds a copy of what it
+# touched of the site's memory (5,000 articles: 390 MB each by the end), a fork of 800 MB takes ~20 ms.
+RENEW_WORKERS_AFTER = 1_000
 
 
 def search_run(indexer: SearchIndexer | None, language: str, store: Store | None = None) -> SearchRun:
@@ -251,7 +255,7 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
             record = records[number]
             if len(record.results) < APART_RESULTS:
                 return render_record(env, record, ctx)
-            return spill(functools.partial(render_record, env, record, ctx), os.path.join(scratch.name, f"{number}.pickle"))
+            return spill(functools.partial(record_files, env, record, ctx), os.path.join(scratch.name, f"{number}.pickle"))
         page = plan.pages[number]
         members = comparison_members(page.export, ctx.comparability)  # in index.json and in its snapshot
         outputs = render_article(env, page, ctx, drawings.svgs(page.url), members)
@@ -264,11 +268,15 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     urls = [record.url for record in records] + [page.url for page in plan.pages]
     todo = {(True, number) for number in stale} | {(False, number) for number in missing}
     with scratch:
-        fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale))
+        fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale), renew_after=RENEW_WORKERS_AFTER)
         for at, (url, key) in enumerate(zip(urls, record_keys + keys, strict=True)):
             task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
-            outputs = unspill(next(fresh)) if task in todo else None
+            result = next(fresh) if task in todo else None
+            outputs = unspill(result) if result is not None else None
             yield _Page(url, key, outputs, cached[at], functools.partial(_rendered, render, task))
+            if isinstance(result, Spilled):  # its 50 MB, written and indexed, are free: give them back (they
+                outputs = None  # left ~150 MB behind, copied into each worker forked afterwards)
+                give_back_memory()
 
 
 def _rendered(render: Callable[[tuple[bool, int]], dict[str, bytes] | Spilled], task: tuple[bool, int]) -> dict[str, bytes]:

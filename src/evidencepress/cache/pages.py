@@ -116,7 +116,7 @@ def pickled_outcome(outcome: Outcome) -> bytes | None:
     """An outcome as the page cache stores it: the page without its source text and without its
     tokens (a page rendered again parses its source again for them: ``Page.tokens``)."""
     page = outcome.page
-    slim = replace(outcome, page=replace(page, source=replace(page.source, text=""),
+    slim = replace(outcome, page=replace(page, source=replace(page.source, kept=""),
                                          parsed_tokens=None)) if page is not None else outcome
     return safepickle.dumps(slim)
 

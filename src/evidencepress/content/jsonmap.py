@@ -94,9 +94,13 @@ class _Hooks:
 
     def __init__(self) -> None:
         self.suspicious = False
+        self.strings: dict[str, str] = {}
 
     def object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        result = dict(pairs)
+        # one object for each distinct string value (json shares only the keys): an export repeats
+        # its units, states, conditions and digests in every result, and pickle keeps what is shared
+        strings = self.strings
+        result = {key: strings.setdefault(value, value) if type(value) is str else value for key, value in pairs}
         if len(result) != len(pairs):
             self.suspicious = True
         return result

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..core.diagnostics import Location, Problem, error, warning
 from ..core.filestate import Signature, signature_of, vouchable
-from ..core.model import Asset, SourceFile
+from ..core.model import Asset, SourceFile, page_text
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 MAX_PAGE_BYTES = 12_000_000  # above the 10 MB export the tests build; a 20 MB article took minutes to parse
@@ -228,25 +228,22 @@ def _read_page(path: Path, rel: str, shown: str) -> tuple[SourceFile | None, lis
     data = _read_bytes(path, shown, problems, MAX_PAGE_BYTES)
     if data is None:
         return None, problems
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
     try:
-        text = data.decode("utf-8")
+        text = page_text(data)
     except UnicodeDecodeError as exc:
+        data = data.removeprefix(b"\xef\xbb\xbf")  # where its offsets count from
         line = data.count(b"\n", 0, exc.start) + 1
         line_start = data.rfind(b"\n", 0, exc.start) + 1
         col = len(data[line_start:exc.start].decode("utf-8", errors="replace")) + 1  # in characters, as editors count
         message = f"not UTF-8: byte 0x{data[exc.start]:02x} cannot be decoded"
         return None, [error(Location(shown, line, col), message, "encoding", hint="save the file as UTF-8")]
-    if b"\r" in data:  # looked for in the bytes: a string search is slower, and most files have none
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
     if b"\x00" in data:
         offset = text.index("\x00")
         line = text.count("\n", 0, offset) + 1
         col = offset - (text.rfind("\n", 0, offset) + 1) + 1
         return None, [error(Location(shown, line, col), "NUL character (U+0000) in the text", "encoding",
                             hint="the file is damaged or not text: remove the NUL byte")]
-    return SourceFile(shown, rel, text), []
+    return SourceFile(shown, rel, text, str(path)), []
 
 
 def _bad_slug(rel: str) -> str | None:

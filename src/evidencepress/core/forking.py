@@ -37,10 +37,11 @@ import pickle
 import signal
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.context import BaseContext
+from multiprocessing.synchronize import Lock
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
@@ -48,6 +49,8 @@ from . import signals
 
 T = TypeVar("T")
 R = TypeVar("R")
+K = TypeVar("K")
+V = TypeVar("V")
 
 HEARTBEAT_THREAD = "evidencepress-progress"
 WRITER_THREADS = "evidencepress-write"  # the prefix of the writer's thread names
@@ -168,6 +171,15 @@ def _libc() -> ctypes.CDLL | None:
 _LIBC = _libc()
 
 
+def give_back_memory() -> None:
+    """Return the memory freed in the middle of the heap to the OS (glibc's ``malloc_trim``; elsewhere
+    nothing). Freeing gives back only the heap's top: 130 MB of page texts let go stayed this
+    process's, and every worker forked afterwards shared them in its count."""
+    trim = getattr(_LIBC, "malloc_trim", None)
+    if trim is not None:
+        trim(0)
+
+
 def _os_threads() -> int | None:
     """The threads of this process as the OS counts them (Linux), else None."""
     try:
@@ -266,17 +278,23 @@ def lean_context(preload: Sequence[str] = ()) -> BaseContext:
 
 
 _job: tuple[Callable[[Any], Any], Sequence[Any]] | None = None  # in a worker: what it runs
+_apart: Lock | None = None  # in a worker: held by the one whose child runs work apart (``spill``)
+APART_WAIT_SECONDS = 600.0  # then the work goes apart anyway: a lock never given back stops nothing
 
 
 def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_per_worker: int = 32,
-                chunk: int = 8, in_flight: int = 2, context: BaseContext | None = None, heavy: int = 0) -> Iterator[R]:
+                chunk: int = 8, in_flight: int = 2, context: BaseContext | None = None, heavy: int = 0,
+                renew_after: int | None = None) -> Iterator[R]:
     """``function`` over ``items``, results in order, on up to ``jobs`` worker processes.
     The first ``heavy`` items (the slowest, put first so that lighter ones fill the workers
     around them) go one to a chunk, the others ``chunk`` at a time.
 
     Forked workers (the default, when fork is safe) inherit ``function`` and ``items``: nothing
     is pickled but indexes and results, so ``function`` may be a closure over compiled schemas
-    or templates. Workers of another ``context`` (``lean_context``) are sent each chunk's items
+    or templates. With ``renew_after``, fresh workers are forked for every run of about that many
+    items: a forked worker copies each page of memory it touches (reading an object writes its
+    reference count), so one that renders every other article of 5,000 ends up holding a copy of
+    most of the site. Workers of another ``context`` (``lean_context``) are sent each chunk's items
     and a module-level ``function``. At most ``in_flight`` chunks per worker are under way or
     waiting: memory is bounded by the pool, not by the site.
 
@@ -291,9 +309,13 @@ def ordered_map(function: Callable[[T], R], items: Sequence[T], jobs: int, min_p
         context = multiprocessing.get_context("fork") if fork_is_safe() else None
     done = 0
     if workers > 1 and context is not None:
-        for result in _in_workers(function, items, workers, _chunks(len(items), chunk, heavy), in_flight, context):
-            yield result
-            done += 1
+        for chunks in _generations(_chunks(len(items), chunk, heavy), len(items), renew_after):
+            for result in _in_workers(function, items, workers, chunks, in_flight, context):
+                yield result
+                done += 1
+            start, size = chunks[-1]
+            if done < start + size:  # a chunk failed: the rest is done here
+                break
     for item in items[done:]:
         yield function(item)
 
@@ -312,6 +334,13 @@ def _chunks(count: int, chunk: int, heavy: int) -> list[tuple[int, int]]:
                                                      for start in range(alone, count, chunk)]
 
 
+def _generations(chunks: list[tuple[int, int]], count: int, renew_after: int | None) -> list[list[tuple[int, int]]]:
+    """The chunks split into runs of about ``renew_after`` items, as even as the chunks allow, each
+    for a pool of its own (one run when ``renew_after`` is None)."""
+    runs = 1 if renew_after is None else max(1, min(len(chunks), round(count / renew_after)))
+    return [chunks[len(chunks) * run // runs:len(chunks) * (run + 1) // runs] for run in range(runs)]
+
+
 def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, chunks: list[tuple[int, int]],
                 in_flight: int, context: BaseContext) -> Iterator[R]:
     """Results from the workers, in order, until all are done or a chunk fails (the caller
@@ -320,7 +349,7 @@ def _in_workers(function: Callable[[T], R], items: Sequence[T], workers: int, ch
     interrupt, the caller gave up), the workers are killed: nothing waits for their chunks."""
     todo = iter(chunks)
     inherit = context.get_start_method() == "fork"  # then initializer arguments are inherited, never pickled
-    setup: dict[str, Any] = ({"initializer": _receive, "initargs": (function, items)} if inherit
+    setup: dict[str, Any] = ({"initializer": _receive, "initargs": (function, items, context.Lock())} if inherit
                              else {"initializer": _become_worker, "initargs": (None,)})
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=context, **setup)
 
@@ -388,42 +417,57 @@ class Spilled:
     path: str
 
 
-def spill(function: Callable[[], R], path: str) -> R | Spilled:
-    """``function()``, in a worker of ``ordered_map``: computed in a child forked for it, which
-    pickles the result into the new file ``path`` and exits; the worker returns Spilled(path), which
-    the pool carries instead of the result, and the process that asked reads it back with
-    ``unspill`` when it takes it. What the child allocates, and what of the worker's memory it
-    touches (copied on write: the data of every page it reads), leaves with it, and the result
-    waits on disk, not in memory. A record page of a large site shows every result of the thousands
-    of articles that cite it (50 MB of files): a worker that rendered one kept 300 MB of its own
-    for the rest of the build, and the main process held four at a time as they came back.
+def spill(pairs: Callable[[], Iterable[tuple[K, V]]], path: str) -> dict[K, V] | Spilled:
+    """``dict(pairs())``, in a worker of ``ordered_map``: made in a child forked for it, which
+    pickles each pair into the new file ``path`` as it comes and exits; the worker returns
+    Spilled(path), which the pool carries instead of the dict, and the process that asked reads it
+    back with ``unspill`` when it takes it. What the child allocates, and what of the worker's
+    memory it touches (copied on write: the data of every page it reads), leaves with it, and the
+    result waits on disk, not in memory. A record page of a large site shows every result of the
+    thousands of articles that cite it (50 MB of files): a worker that rendered one kept 300 MB of
+    its own for the rest of the build, and the main process held four at a time as they came back.
     Anywhere else (this process, or a child that failed: the exception is then raised here, with
-    its own traceback) ``function`` runs here."""
+    its own traceback) the dict is made here."""
     if _job is None or not hasattr(os, "fork"):
-        return function()
+        return dict(pairs())
+    held = _apart is not None and _apart.acquire(timeout=APART_WAIT_SECONDS)
+    try:
+        child = _fork_apart(pairs, path)
+        _, status = os.waitpid(child, 0)
+    finally:
+        if held and _apart is not None:
+            _apart.release()
+    if status != 0:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        return dict(pairs())
+    return Spilled(path)
+
+
+def _fork_apart(pairs: Callable[[], Iterable[tuple[K, V]]], path: str) -> int:
+    """The pid of a child that pickles ``pairs()`` into ``path``, exiting with 0 once all are there."""
     child = os.fork()
     if child == 0:  # the child: a worker forked by ordered_map has no other thread
         code = 1
         try:
             with open(path, "xb") as file:
-                pickle.dump(function(), file, protocol=pickle.HIGHEST_PROTOCOL)
+                for pair in pairs():  # one at a time: a file made waits on disk while the next is made
+                    pickle.dump(pair, file, protocol=pickle.HIGHEST_PROTOCOL)
             code = 0
         finally:
             os._exit(code)  # never the worker's own exit path: its queues are the parent's
-    _, status = os.waitpid(child, 0)
-    if status != 0:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
-        return function()
-    return Spilled(path)
+    return child
 
 
-def unspill(result: R | Spilled) -> R:
-    """The result itself: read back from its file (removed then) when it was spilled."""
+def unspill(result: dict[K, V] | Spilled) -> dict[K, V]:
+    """The dict itself: read back from its file (removed then) when it was spilled."""
     if not isinstance(result, Spilled):
         return result
+    value: dict[K, V] = {}
     with open(result.path, "rb") as file:
-        value: R = pickle.load(file)
+        while file.peek(1):
+            key, item = pickle.load(file)
+            value[key] = item
     os.unlink(result.path)
     return value
 
@@ -432,9 +476,10 @@ def _call_each(function: Callable[[T], R], items: Sequence[T]) -> list[R]:
     return [function(item) for item in items]
 
 
-def _receive(function: Callable[[Any], Any], items: Sequence[Any]) -> None:
-    global _job
+def _receive(function: Callable[[Any], Any], items: Sequence[Any], apart: Lock) -> None:
+    global _job, _apart
     _job = (function, items)  # (a forked worker: the fork hook made it one already)
+    _apart = apart
 
 
 def _run_chunk(start: int, size: int) -> list[Any]:

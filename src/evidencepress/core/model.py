@@ -11,6 +11,7 @@ instead of filling in an earlier one.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import functools
 import hashlib
 import re
@@ -88,13 +89,38 @@ class Positions:
         return self.of_key(path)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SourceFile:
-    """One Markdown file of content/, decoded (BOM removed, CRLF -> LF)."""
+    """One Markdown file of content/, decoded (BOM removed, CRLF -> LF). A build of a large site lets
+    go of the texts once every page is validated (``let_go``); a text asked for again is read back
+    from ``file`` and must have the digest it had: the 5,000 texts of a large site were 130 MB of
+    the main process, held for the whole build and copied into every forked worker that read them."""
 
     path: str  # as shown in diagnostics, relative to the site root: content/guides/a.md
     rel: str  # relative to content/, POSIX: guides/a.md
-    text: str
+    kept: str | None = field(repr=False)  # the text; None once let go
+    file: str | None = None  # where the text was read from (None: it cannot be let go)
+
+    @property
+    def text(self) -> str:
+        if self.kept is not None:
+            return self.kept
+        assert self.file is not None, "only a text read from a file is let go"
+        return _read_back(self.file, self.path, self.digest)
+
+    def let_go(self) -> None:
+        """Drop the text; it is read back from its file when asked for. Nothing observable changes:
+        the text read back is the one this held (its digest is checked), or asking for it raises
+        OSError (the file changed or went while the site was built)."""
+        if self.file is not None and self.kept is not None:
+            self.__dict__.setdefault("digest", self.digest)  # made from the text while it is here
+            object.__setattr__(self, "kept", None)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SourceFile) and (self.path, self.rel, self.digest) == (other.path, other.rel, other.digest)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.rel, self.digest))
 
     @functools.cached_property
     def url(self) -> str:
@@ -110,7 +136,33 @@ class SourceFile:
     def digest(self) -> str:
         """sha256 of the text, hex (made once: a dev server keeps the pages it read, and a page's cache
         key hashed its whole text on every rebuild)."""
-        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        return text_digest(self.text)
+
+
+def text_digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def page_text(data: bytes) -> str:
+    """A page file's bytes as its text: UTF-8 (else UnicodeDecodeError, its offsets in ``data`` after
+    the BOM), without a byte order mark, every line ending a LF."""
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    text = data.decode("utf-8")
+    if b"\r" in data:  # looked for in the bytes: a string search is slower, and most files have none
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+@functools.lru_cache(maxsize=2)  # a page's rendering asks for its text a few times over
+def _read_back(file: str, shown: str, digest: str) -> str:
+    try:
+        with open(file, "rb") as opened:
+            text = page_text(opened.read())
+    except UnicodeDecodeError:
+        text = None
+    if text is None or text_digest(text) != digest:
+        raise OSError(errno.EIO, "the page changed while the site was built: build again", shown)
+    return text
 
 
 @dataclass(frozen=True)

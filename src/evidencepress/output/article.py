@@ -297,7 +297,7 @@ def article_json(page: Page, ctx: SiteContext, members: list[dict[str, Any]] | N
 
 def dump_json(document: Any) -> bytes:
     """JSON file bytes: two-space indent, UTF-8, numbers as authored, a final newline."""
-    return (jsontext.dumps(document) + "\n").encode("utf-8")
+    return jsontext.dumps_utf8(document)
 
 
 def generated_envelope(ctx: SiteContext, url: str, title: str, checked: str | None) -> dict[str, Any]:

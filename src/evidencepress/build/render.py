@@ -143,14 +143,21 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
     sinks = PageSinks(files, exports, search)
     store = rendered if rendered is not None else Store(None)
     for number, page in enumerate(_pages(site, plan, options, drawings, store, record_keys, article_keys), start=1):
-        if page.cached is None or not put_cached(sinks, page.url, page.cached, store):
-            outputs = page.outputs if page.outputs is not None else page.render()
-            put_rendered(sinks, page.url, outputs, save_rendered(rendered, page.key, outputs))
+        _put_page(sinks, page, store, rendered)
         _put_drawings(files, page.url, drawings)  # a record page has none
+        if page.apart:  # its 50 MB are written and indexed: given back once nothing holds them (they left
+            del page  # ~150 MB behind in this process, copied into each worker forked afterwards)
+            give_back_memory()
         if progress is not None:
             progress("rendering pages", number, len(plan.pages) + len(plan.index.records))
     if progress is not None:
         progress("indexing search", 0, 0)
+
+
+def _put_page(sinks: PageSinks, page: _Page, store: Store, rendered: Store | None) -> None:
+    if page.cached is None or not put_cached(sinks, page.url, page.cached, store):
+        outputs = page.outputs if page.outputs is not None else page.render()
+        put_rendered(sinks, page.url, outputs, save_rendered(rendered, page.key, outputs))
 
 
 def render_generated(site: Renderer, plan: SitePlan, options: BuildOptions, files: FileSink,
@@ -235,6 +242,7 @@ class _Page:
     outputs: dict[str, bytes] | None
     cached: RenderedPage | None
     render: Callable[[], dict[str, bytes]]
+    apart: bool = False  # ``outputs`` were made in a child of a worker (a large record page)
 
 
 def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, store: Store,
@@ -274,10 +282,9 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
             task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))
             result = next(fresh) if task in todo else None
             outputs = unspill(result) if result is not None else None
-            yield _Page(url, key, outputs, cached[at], functools.partial(_rendered, render, task))
-            if isinstance(result, Spilled):  # its 50 MB, written and indexed, are free: give them back (they
-                outputs = None  # left ~150 MB behind, copied into each worker forked afterwards)
-                give_back_memory()
+            yield _Page(url, key, outputs, cached[at], functools.partial(_rendered, render, task),
+                        isinstance(result, Spilled))
+            outputs = None  # the consumer gives its memory back once it is done with the page
 
 
 def _rendered(render: Callable[[tuple[bool, int]], dict[str, bytes] | Spilled], task: tuple[bool, int]) -> dict[str, bytes]:

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from . import signals
+from .pickled import load_each
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -463,11 +464,8 @@ def unspill(result: dict[K, V] | Spilled) -> dict[K, V]:
     """The dict itself: read back from its file (removed then) when it was spilled."""
     if not isinstance(result, Spilled):
         return result
-    value: dict[K, V] = {}
     with open(result.path, "rb") as file:
-        while file.peek(1):
-            key, item = pickle.load(file)
-            value[key] = item
+        value: dict[K, V] = dict(load_each(file))
     os.unlink(result.path)
     return value
 

@@ -27,6 +27,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import IO, Any, Protocol, Self
 
+from ..core.pickled import load_each
 from .search import PagefindRun, SearchIndex, what_pagefind_reads
 
 SHARD_PAGES = 500  # the pages of a shard, about (a module constant: the tests make it small)
@@ -208,15 +209,11 @@ class _Spool:
         pickle.dump((rel, content), self._file, protocol=pickle.HIGHEST_PROTOCOL)
 
     def pages(self) -> Iterator[tuple[str, bytes]]:
-        """The pages added, in order (the file is this process's own: its pickles are trusted)."""
+        """The pages added, in order."""
         if self._file is None:
             return
         self._file.seek(0)
-        while True:
-            try:
-                yield pickle.load(self._file)
-            except EOFError:
-                return
+        yield from load_each(self._file)
 
     def close(self) -> None:
         if self._file is not None:

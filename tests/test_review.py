@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -507,6 +508,33 @@ def drawing_diff(repo: Path, temp: Path) -> subprocess.Popen[str]:
     wait_until(lambda: worktree_count(repo) == 2 and len(group_members(process.pid)) >= 3,
                "the diff draws the BASE side's charts in its worktree")
     return process
+
+
+@pytest.mark.skipif(shutil.which("git") is None or not os.path.isdir("/proc/self/task"), reason="needs git and /proc")
+def test_a_diff_killed_while_git_adds_its_worktree_leaves_neither_behind(repo: Path, tmp_path: Path) -> None:
+    """Killed while `git worktree add` ran, a diff left that git running: it made the worktree once
+    the guard had removed the folder (a flaky failure of the test above under load). The guard
+    now waits for the git too."""
+    tools, mark, temp = tmp_path / "bin", tmp_path / "adding", tmp_path / "temp"
+    tools.mkdir()
+    temp.mkdir()
+    (tools / "git").write_text(f"""#!/bin/sh
+case " $* " in *" worktree add "*) : > {mark}; sleep 2;; esac
+exec {shutil.which("git")} "$@"
+""")
+    (tools / "git").chmod(0o755)
+    env = {**os.environ, "TMPDIR": str(temp), "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}
+    process = subprocess.Popen([sys.executable, "-m", "evidencepress.cli", "diff", "--root", str(repo), "HEAD", "HEAD"],
+                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        wait_until(mark.exists, "the diff adds its worktree")
+        os.kill(process.pid, signal.SIGKILL)
+        assert process.wait(timeout=PATIENCE) == -signal.SIGKILL
+        wait_until(lambda: not list(temp.glob("evidencepress-diff-*")) and worktrees(repo) == [str(repo)]
+                   and group_members(process.pid) == [], "the git ends, then the guard cleans up")
+    finally:
+        for pid in group_members(process.pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 @NEEDS_WORKERS

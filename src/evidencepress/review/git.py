@@ -6,7 +6,8 @@ command turns the signals into an exception (``core.signals.interrupts``) so
 that its ``finally`` runs. A diff killed outright (SIGKILL, the OOM killer)
 runs no ``finally``: ``removed_even_if_killed`` leaves a small guard process
 that removes the diff's temporary folder, and forgets its worktrees, once the
-diff is gone. Repository hooks are switched off for the checkout.
+diff and every git it started are gone. Repository hooks are switched off for
+the checkout.
 """
 
 from __future__ import annotations
@@ -87,7 +88,8 @@ def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
     settings = [part for setting in config for part in ("-c", setting)]
     command = ["git", *settings, "-C", str(root), *args]
     try:
-        done = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, capture_output=True, text=True, check=False, stdin=subprocess.DEVNULL,
+                              pass_fds=tuple(_guards_waiting))
     except FileNotFoundError:
         raise GitError("git is not installed; diff of revisions needs it (two built folders do not)") from None
     if done.returncode != 0:
@@ -96,8 +98,8 @@ def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
     return done.stdout.strip()
 
 
-# Waits for its standard input to end (the diff closed it, or died), then removes the folder and
-# forgets the worktrees git no longer finds. Its own session: Ctrl-C or a kill of the diff's group
+# Waits for its standard input to end (the diff closed it, or died, and so did every git the diff
+# started: each holds the pipe too), then removes the folder and forgets the worktrees git no longer finds. Its own session: Ctrl-C or a kill of the diff's group
 # does not reach it.
 _GUARD = """
 import os, shutil, signal, subprocess, sys
@@ -111,16 +113,23 @@ if os.path.isdir(folder):
 """
 
 
+# The guards' pipes, which every git started meanwhile inherits: a diff killed during `git worktree
+# add` left that git running, and it made the worktree after the guard had removed the folder.
+_guards_waiting: list[int] = []
+
+
 @contextmanager
 def removed_even_if_killed(root: Path, folder: Path) -> Iterator[Path]:
     """``folder`` (a temporary folder that holds worktrees of ``root``'s repository) is removed
     when the block ends, and also when this process is killed inside it."""
     guard = subprocess.Popen([sys.executable, "-c", _GUARD, str(root), str(folder)], stdin=subprocess.PIPE,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    assert guard.stdin is not None
+    _guards_waiting.append(guard.stdin.fileno())
     try:
         yield folder
     finally:
+        _guards_waiting.remove(guard.stdin.fileno())
         shutil.rmtree(folder, ignore_errors=True)
-        assert guard.stdin is not None
         guard.stdin.close()  # the guard finds nothing to do, and ends
         guard.wait()

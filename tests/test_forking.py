@@ -455,3 +455,39 @@ def test_one_child_at_a_time_runs_work_apart(tmp_path: Path, two_cores: None) ->
     assert len({worker for worker, _ in found}) == 2
     assert all(isinstance(spilled, forking.Spilled) for _, spilled in found)  # none failed and was redone
     assert len({forking.unspill(spilled)["pid"] for _, spilled in found}) == 12  # type: ignore[arg-type]
+
+
+WAITS_APART = """
+import os, sys, time
+from evidencepress.core import forking
+forking._job = (None, ())  # as in a worker of ordered_map: spill forks
+def pairs():
+    with open(sys.argv[1] + ".new", "w") as file:
+        file.write(str(os.getpid()))
+    os.rename(sys.argv[1] + ".new", sys.argv[1])
+    time.sleep(120)
+    yield "never", 0
+forking.spill(pairs, sys.argv[2])
+"""
+
+
+@pytest.mark.forks
+def test_a_child_apart_dies_with_its_worker(tmp_path: Path) -> None:
+    """A worker dies with the build (SIGKILL included), and so does the child rendering a record page
+    for it: the fork hook makes every child a worker, this one too."""
+    told = tmp_path / "child"
+    worker = subprocess.Popen([sys.executable, "-c", WAITS_APART, str(told), str(tmp_path / "page.pickle")])
+    try:
+        deadline = time.monotonic() + 60
+        while not told.exists():
+            assert time.monotonic() < deadline and worker.poll() is None, "the child never started"
+            time.sleep(0.01)
+        child = int(told.read_text())
+        worker.kill()
+        worker.wait(timeout=60)
+        deadline = time.monotonic() + 10
+        while running(child):
+            assert time.monotonic() < deadline, "the child outlived its worker"
+            time.sleep(0.01)
+    finally:
+        worker.kill()

@@ -107,7 +107,7 @@ def plan_site(options: BuildOptions, setup: Setup | None = None, caches: Caches 
             return None, problems
     root, schemas, config = options.root, setup.schemas, setup.config
     caches = caches if caches is not None else site_caches(options)
-    content, read_problems = read_content(root, known=caches.read)
+    content, read_problems = read_content(root, known=caches.read, book=caches.pages_read)
     problems += read_problems
     pages: list[Page] = []
     every_page: list[Page] = []  # drafts included: a record of a draft may have its prose

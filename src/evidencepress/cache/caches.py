@@ -51,6 +51,7 @@ RENDERED = "rendered.sqlite"
 CHARTS = "charts"
 BUILDS = "builds"
 VAULT_DIGESTS = "vault-digests"  # the vault documents' digests (``core.filestate.DigestBook``)
+PAGE_DIGESTS = "page-digests"  # the digests of the pages' texts (``content.read.read_content``)
 STORES = (PAGES, RENDERED)  # databases; the others are folders of files
 BOUNDS = {PAGES: 256 << 20, RENDERED: 256 << 20, CHARTS: 256 << 20, BUILDS: 64 << 20}  # bytes of entries per cache
 DISCARD_HINT = ("nothing of them was published; a cache copied from another machine or user is made again "
@@ -92,6 +93,7 @@ class Caches:
     read: ReadPages = field(default_factory=dict)  # the same for each page's file as read (``content.read``)
     # The vault documents' digests, vouched for by their stat signatures (saved at commit).
     vault: DigestBook = field(default_factory=lambda: DigestBook(None))
+    pages_read: DigestBook = field(default_factory=lambda: DigestBook(None))  # the pages' texts (saved at commit)
 
     def discard_notes(self, root: Path, records: Sequence[Path] = ()) -> list[Problem]:
         """A note per cache that held entries whose seal did not hold (``core.seal``): they were
@@ -112,6 +114,7 @@ class Caches:
         self.pages.commit()
         self.rendered.commit()
         self.vault.save()
+        self.pages_read.save()
 
     def rollback(self) -> None:
         self.pages.rollback()
@@ -132,7 +135,8 @@ def open_caches(root: Path | None) -> Caches:
     """The caches under ``root`` (``.cache/``); None keeps them in memory only (``--no-cache``).
     Nothing is opened or created here."""
     return Caches(Store(root / PAGES if root else None), Store(root / RENDERED if root else None),
-                  vault=DigestBook(root / VAULT_DIGESTS if root else None))
+                  vault=DigestBook(root / VAULT_DIGESTS if root else None),
+                  pages_read=DigestBook(root / PAGE_DIGESTS if root else None))
 
 
 def prune_caches(root: Path, used_since: float | None = None) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.diagnostics import Location, Problem, error, warning
-from ..core.filestate import Signature, signature_of, vouchable
+from ..core.filestate import DigestBook, Signature, signature_of, vouchable
 from ..core.model import Asset, SourceFile, page_text
 
 SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
@@ -38,9 +38,12 @@ class Content:
     static: tuple[Asset, ...] = ()  # rel is the path in the output root
 
 
-def read_content(root: Path, content_dir: str = "content",
-                 known: ReadPages | None = None) -> tuple[Content, list[Problem]]:
-    """``known``: the pages read by the last run of a dev server (see ReadPages), left holding this one's."""
+def read_content(root: Path, content_dir: str = "content", known: ReadPages | None = None,
+                 book: DigestBook | None = None) -> tuple[Content, list[Problem]]:
+    """``known``: the pages read by the last run of a dev server (see ReadPages), left holding this one's.
+    ``book``: the digests of the pages' texts as the last build read them, kept between builds: a
+    page whose file's signature is the one recorded is not read (``SourceFile.unread``; an edit of
+    one article of 5,000 read and decoded all 130 MB)."""
     base = root / content_dir
     problems: list[Problem] = []
     if not base.is_dir():
@@ -68,8 +71,8 @@ def read_content(root: Path, content_dir: str = "content",
             if data is not None:
                 assets.append(Asset(rel, data))
         elif path.suffix == ".md":
-            page, page_problems = (_read_page(path, rel, shown) if known is None or status is None
-                                   else _read_known(path, rel, shown, known, status, taken))
+            page, page_problems = (_read_page(path, rel, shown) if status is None
+                                   else _read_known(path, rel, shown, status, taken, known, book))
             seen.add(str(path))
             problems.extend(page_problems)
             if page is not None:
@@ -91,19 +94,30 @@ def _lstat(path: Path) -> os.stat_result | None:
         return None  # gone since the folder was listed: not a regular file
 
 
-def _read_known(path: Path, rel: str, shown: str, known: ReadPages, status: os.stat_result,
-                taken: int) -> tuple[SourceFile | None, list[Problem]]:
+def _read_known(path: Path, rel: str, shown: str, status: os.stat_result, taken: int, known: ReadPages | None,
+                book: DigestBook | None) -> tuple[SourceFile | None, list[Problem]]:
     """``_read_page``, or the page read last time when its file's signature is the one it had then
     (``status``: taken before the file is read, after ``taken``; recorded only when not racy then,
-    ``core.filestate``)."""
+    ``core.filestate``). A link's own signature says nothing of its target's bytes: a linked page is
+    read every time."""
     key = str(path)
     signature = signature_of(status)
-    found = known.get(key)
+    found = known.get(key) if known is not None else None
     if found is not None and found[0] == signature and found[1].path == shown:
         return found[1], []
-    page, problems = _read_page(path, rel, shown)
-    if page is not None and stat.S_ISREG(status.st_mode) and vouchable(signature, taken):  # a link's own
-        # signature says nothing of its target's bytes: a linked page is read every time
+    regular = stat.S_ISREG(status.st_mode)
+    digest = book.vouched(key, signature) if book is not None and regular else None
+    page: SourceFile | None
+    problems: list[Problem] = []
+    if digest is not None and _bad_slug(rel) is None:
+        page = SourceFile.unread(shown, rel, key, digest.hex())
+    else:
+        page, problems = _read_page(path, rel, shown)
+        if page is not None and regular and book is not None:
+            book.record(key, bytes.fromhex(page.digest), signature, taken)
+    if known is None:
+        return page, problems
+    if page is not None and regular and vouchable(signature, taken):
         known[key] = (signature, page)
     else:
         known.pop(key, None)

@@ -58,20 +58,32 @@ class DigestBook:
 
     def digest(self, path: str) -> bytes:
         """The sha256 of the file at ``path`` (links followed). Raises OSError when it cannot be read."""
-        self._asked.add(path)
         taken = time.time_ns()
         signature = signature_of(os.stat(path))
-        known = self._entries.get(path)
-        if known is not None and known[1] == signature:
-            return known[0]
+        known = self.vouched(path, signature)
+        if known is not None:
+            return known
         digest = file_sha256(path)
+        self.record(path, digest, signature, taken)
+        return digest
+
+    def vouched(self, path: str, signature: Signature) -> bytes | None:
+        """The digest recorded for ``path`` when ``signature`` is the one recorded with it; else None."""
+        self._asked.add(path)
+        known = self._entries.get(path)
+        return known[0] if known is not None and known[1] == signature else None
+
+    def record(self, path: str, digest: bytes, signature: Signature, taken: int) -> None:
+        """``digest`` of the file at ``path``, read after its ``signature`` was taken (itself after
+        ``taken``, see ``vouchable``): recorded when the signature can vouch for it, else forgotten."""
+        self._asked.add(path)
         if vouchable(signature, taken):
-            self._entries[path] = (digest, signature)
-            self._changed = True
-        elif known is not None:
+            if self._entries.get(path) != (digest, signature):
+                self._entries[path] = (digest, signature)
+                self._changed = True
+        elif path in self._entries:
             del self._entries[path]
             self._changed = True
-        return digest
 
     def save(self) -> None:
         """Write the book when it changed (best effort: it only saves time). A save with nothing

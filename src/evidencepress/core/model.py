@@ -108,6 +108,14 @@ class SourceFile:
         assert self.file is not None, "only a text read from a file is let go"
         return _read_back(self.file, self.path, self.digest)
 
+    @classmethod
+    def unread(cls, path: str, rel: str, file: str, digest: str) -> SourceFile:
+        """The page at ``file``, not read: a stat vouches that it holds the text of ``digest``
+        (``core.filestate``), which is read when first asked for."""
+        source = cls(path, rel, None, file)
+        source.__dict__["digest"] = digest
+        return source
+
     def let_go(self) -> None:
         """Drop the text; it is read back from its file when asked for. Nothing observable changes:
         the text read back is the one this held (its digest is checked), or asking for it raises

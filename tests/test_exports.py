@@ -6,7 +6,9 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from sitekit import REPO, SOURCE_URL, article, export, make_site, result, tree
 
@@ -128,6 +130,41 @@ def test_check_names_each_stale_missing_and_extra_file(tmp_path: Path) -> None:
     assert not (root / "_site/guides/a/index.json").read_text().count("43.5")  # check wrote nothing
     assert run(root, "build", "--jobs", "1")[0] == 0
     assert run(root, "check") == (0, "")
+
+
+def test_check_reads_no_page_back_and_reports_an_unreadable_export_never_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`check` lets go of the page texts once validated, as a build does, and makes and reads
+    exports/ one file at a time (issue 27: 1.03 GB at 5,000 articles); the exports come from the
+    pages as validated (an edit meanwhile is for the next run), and a file it cannot read is an error."""
+    from evidencepress.build import recipe
+
+    root = small_site(tmp_path)
+    assert run(root, "build", "--jobs", "1")[0] == 0
+    real = recipe.exports_current
+
+    def edited_first(*args: Any) -> dict[str, bool]:
+        page = root / "content/guides/a.md"
+        page.write_text(page.read_text().replace("42.5", "43.5"))
+        return real(*args)
+
+    monkeypatch.setattr(recipe, "exports_current", edited_first)
+    assert run(root, "check") == (0, "")
+    assert run(root, "check")[0] == 1  # the next run sees the edit
+
+    listed = recipe.tree_files
+
+    def removed_once_listed(folder: Path) -> dict[str, Path]:
+        found = listed(folder)
+        found["guides/a.json"].unlink()
+        return found
+
+    monkeypatch.setattr(recipe, "exports_current", real)
+    monkeypatch.setattr(recipe, "tree_files", removed_once_listed)
+    code, output = run(root, "check")
+    assert code == 1 and output.startswith(
+        "exports/guides/a.json: error: cannot check exports/: No such file or directory [exports]\n"
+        "  hint: make the file readable (or leave it unchanged while check runs), then check again\n")
 
 
 def test_check_says_make_build_when_the_site_has_that_target(tmp_path: Path) -> None:

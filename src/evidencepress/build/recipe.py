@@ -23,13 +23,13 @@ from jinja2 import TemplateError
 from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, output_files, remember, standby_folder
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
-from ..core.diagnostics import Location, Problem, error, has_errors, strict
+from ..core.diagnostics import Location, Problem, error, has_errors, shown_path, strict
 from ..core.forking import give_back_memory
 from ..core.options import BuildOptions, ConfigError, StageProgress
 from ..output.article import template_problem
-from ..output.exports import EXPORTS_DIR, export_files, stale_exports
+from ..output.exports import EXPORTS_DIR, export_files, exports_current, stale_exports
 from ..output.search import SearchIndexer
-from ..output.writer import Checkpoint, MemoryFiles, Standby, read_tree, refusal, staged_folders, wait_for_removals
+from ..output.writer import Checkpoint, MemoryFiles, Standby, refusal, staged_folders, tree_files, wait_for_removals
 from .draw import draw_charts, drawing_folder
 from .plan import CACHE_ROOT, Setup, SitePlan, caches_of, load_setup, plan_site, produced_paths, site_caches
 from .render import (
@@ -226,6 +226,15 @@ def check_site(options: BuildOptions, progress: StageProgress | None = None) -> 
     problems += caches.discard_notes(options.root)
     if plan is None:
         return problems
-    expected = export_files(plan.pages, site_context(plan))
-    found = read_tree(options.root / EXPORTS_DIR)
-    return problems + stale_exports(expected, found, plan.pages, options.root)
+    for page in plan.pages:  # as a build does: read back by the pages whose exports need them
+        page.source.let_go()
+    give_back_memory()
+    try:
+        found = tree_files(options.root / EXPORTS_DIR)
+        current = exports_current(plan.pages, site_context(plan), found)
+    except OSError as exc:
+        where = shown_path(Path(exc.filename), options.root) if exc.filename else EXPORTS_DIR
+        return problems + [error(Location(where),
+                                 f"cannot check exports/: {exc.strerror or exc}", "exports",
+                                 hint="make the file readable (or leave it unchanged while check runs), then check again")]
+    return problems + stale_exports(current, found.keys(), plan.pages, options.root)

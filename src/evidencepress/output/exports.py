@@ -12,7 +12,7 @@ site. Drafts are not published, so they are never part of the snapshot.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,14 @@ _MAKE_BUILD = re.compile(r"^build\s*::?(?!=)", re.MULTILINE)  # a rule, not `bui
 def export_files(pages: Sequence[Page], ctx: SiteContext) -> dict[str, bytes]:
     """Every file of exports/ by POSIX path relative to it."""
     return {name: b"".join(chunks) for name, chunks in iter_export_files(pages, ctx)}
+
+
+def exports_current(pages: Sequence[Page], ctx: SiteContext, found: Mapping[str, Path]) -> dict[str, bool]:
+    """Each file of exports/ the build writes, by POSIX path relative to it, and whether ``found``
+    (the files exports/ holds) has it with those bytes; made and compared one file at a time (`check`
+    of 5,000 articles held the 164 MB made and the 164 MB found at once)."""
+    return {name: name in found and found[name].read_bytes() == b"".join(chunks)
+            for name, chunks in iter_export_files(pages, ctx)}
 
 
 def iter_export_files(pages: Sequence[Page], ctx: SiteContext) -> Iterator[tuple[str, Iterable[bytes]]]:
@@ -72,21 +80,23 @@ def export_name_of(url: str) -> str:
     return url.strip("/") + ".json"
 
 
-def stale_exports(expected: Mapping[str, bytes], found: Mapping[str, bytes], pages: Sequence[Page],
+def stale_exports(current: Mapping[str, bool], found: Collection[str], pages: Sequence[Page],
                   root: Path) -> list[Problem]:
-    """One error per file of exports/ that differs from ``expected``, is missing or is extra."""
+    """One error per file of exports/ that differs from what the build writes, is missing or is extra.
+    ``current``: each file the build writes and whether exports/ holds it (``exports_current``);
+    ``found``: the files exports/ holds."""
     command = refresh_command(root)
     sources = {export_name(page): page.source.path for page in pages}
     hint = f"exports/ is the committed copy of the published data, for review; run `{command}` and commit exports/"
     problems: list[Problem] = []
-    for name in sorted(expected.keys() | found.keys()):
+    for name in sorted(current.keys() | set(found)):
         where = Location(f"{EXPORTS_DIR}/{name}")
         origin = sources.get(name, "content/")
         if name not in found:
             message = f"exports/ is stale: missing, the build writes it from {origin}; run `{command}`"
-        elif name not in expected:
+        elif name not in current:
             message = f"exports/ is stale: no page publishes this file any more; run `{command}` to remove it"
-        elif found[name] != expected[name]:
+        elif not current[name]:
             message = f"exports/ is stale: differs from what the build writes from {origin}; run `{command}`"
         else:
             continue

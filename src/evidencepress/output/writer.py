@@ -818,8 +818,8 @@ def refusal(out: Path, root: Path, reserved: frozenset[str], force: bool) -> Ref
     return None
 
 
-def read_tree(target: Path) -> dict[str, bytes]:
-    """Every file under ``target`` by POSIX relative path (for `check`)."""
+def tree_files(target: Path) -> dict[str, Path]:
+    """Every file under ``target`` by POSIX relative path (for `check`, which reads them one at a time)."""
     if not target.is_dir():
         return {}
-    return {p.relative_to(target).as_posix(): p.read_bytes() for p in sorted(target.rglob("*")) if p.is_file()}
+    return {path.relative_to(target).as_posix(): path for path in sorted(target.rglob("*")) if path.is_file()}

@@ -8,6 +8,7 @@ import _thread
 import functools
 import multiprocessing
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -477,6 +478,7 @@ def test_a_child_apart_dies_with_its_worker(tmp_path: Path) -> None:
     for it: the fork hook makes every child a worker, this one too."""
     told = tmp_path / "child"
     worker = subprocess.Popen([sys.executable, "-c", WAITS_APART, str(told), str(tmp_path / "page.pickle")])
+    child = None
     try:
         deadline = time.monotonic() + 60
         while not told.exists():
@@ -491,3 +493,5 @@ def test_a_child_apart_dies_with_its_worker(tmp_path: Path) -> None:
             time.sleep(0.01)
     finally:
         worker.kill()
+        if child is not None and running(child):
+            os.kill(child, signal.SIGKILL)

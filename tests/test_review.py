@@ -519,8 +519,8 @@ def test_a_diff_killed_while_git_adds_its_worktree_leaves_neither_behind(repo: P
     tools.mkdir()
     temp.mkdir()
     (tools / "git").write_text(f"""#!/bin/sh
-case " $* " in *" worktree add "*) : > {mark}; sleep 2;; esac
-exec {shutil.which("git")} "$@"
+case " $* " in *" worktree add "*) : > "{mark}"; sleep 2;; esac
+exec "{shutil.which("git")}" "$@"
 """)
     (tools / "git").chmod(0o755)
     env = {**os.environ, "TMPDIR": str(temp), "PATH": f"{tools}{os.pathsep}{os.environ['PATH']}"}

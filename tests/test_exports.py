@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -152,15 +153,15 @@ def test_check_reads_no_page_back_and_reports_an_unreadable_export_never_a_trace
     assert run(root, "check") == (0, "")
     assert run(root, "check")[0] == 1  # the next run sees the edit
 
-    listed = recipe.tree_files
+    listed = recipe.FilesOnDisk
 
-    def removed_once_listed(folder: Path) -> dict[str, Path]:
+    def removed_once_listed(folder: Path) -> Mapping[str, bytes]:
         found = listed(folder)
-        found["guides/a.json"].unlink()
+        (folder / "guides/a.json").unlink()
         return found
 
     monkeypatch.setattr(recipe, "exports_current", real)
-    monkeypatch.setattr(recipe, "tree_files", removed_once_listed)
+    monkeypatch.setattr(recipe, "FilesOnDisk", removed_once_listed)
     code, output = run(root, "check")
     assert code == 1 and output.startswith(
         "exports/guides/a.json: error: cannot check exports/: No such file or directory [exports]\n"

@@ -32,12 +32,11 @@ def export_files(pages: Sequence[Page], ctx: SiteContext) -> dict[str, bytes]:
     return {name: b"".join(chunks) for name, chunks in iter_export_files(pages, ctx)}
 
 
-def exports_current(pages: Sequence[Page], ctx: SiteContext, found: Mapping[str, Path]) -> dict[str, bool]:
+def exports_current(pages: Sequence[Page], ctx: SiteContext, found: Mapping[str, bytes]) -> dict[str, bool]:
     """Each file of exports/ the build writes, by POSIX path relative to it, and whether ``found``
-    (the files exports/ holds) has it with those bytes; made and compared one file at a time (`check`
-    of 5,000 articles held the 164 MB made and the 164 MB found at once)."""
-    return {name: name in found and found[name].read_bytes() == b"".join(chunks)
-            for name, chunks in iter_export_files(pages, ctx)}
+    (the files exports/ holds, ``writer.FilesOnDisk``) has it with those bytes; made and compared one
+    file at a time (`check` of 5,000 articles held the 164 MB made and the 164 MB found at once)."""
+    return {name: name in found and found[name] == b"".join(chunks) for name, chunks in iter_export_files(pages, ctx)}
 
 
 def iter_export_files(pages: Sequence[Page], ctx: SiteContext) -> Iterator[tuple[str, Iterable[bytes]]]:

@@ -818,8 +818,19 @@ def refusal(out: Path, root: Path, reserved: frozenset[str], force: bool) -> Ref
     return None
 
 
-def tree_files(target: Path) -> dict[str, Path]:
-    """Every file under ``target`` by POSIX relative path (for `check`, which reads them one at a time)."""
-    if not target.is_dir():
-        return {}
-    return {path.relative_to(target).as_posix(): path for path in sorted(target.rglob("*")) if path.is_file()}
+class FilesOnDisk(Mapping[str, bytes]):
+    """The files under ``target`` by POSIX relative path, each read when looked up (for `check`, which
+    compares them one at a time: it held all of exports/, 164 MB at 5,000 articles, beside what it made)."""
+
+    def __init__(self, target: Path) -> None:
+        self._paths = ({path.relative_to(target).as_posix(): path for path in sorted(target.rglob("*")) if path.is_file()}
+                       if target.is_dir() else {})
+
+    def __getitem__(self, rel: str) -> bytes:
+        return self._paths[rel].read_bytes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)

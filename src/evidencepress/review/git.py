@@ -99,8 +99,8 @@ def _git(root: Path, *args: str, config: tuple[str, ...] = ()) -> str:
 
 
 # Waits for its standard input to end (the diff closed it, or died, and so did every git the diff
-# started: each holds the pipe too), then removes the folder and forgets the worktrees git no longer finds. Its own session: Ctrl-C or a kill of the diff's group
-# does not reach it.
+# started: each holds the pipe too), then removes the folder and forgets the worktrees git no longer
+# finds. Its own session: Ctrl-C or a kill of the diff's group does not reach it.
 _GUARD = """
 import os, shutil, signal, subprocess, sys
 signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -23,6 +23,7 @@ from jinja2 import TemplateError
 from ..cache.buildrecord import Outputs, Replay, inputs_digest, last_outputs, output_files, remember, standby_folder
 from ..cache.caches import Caches, open_caches, prune_caches
 from ..checks.config import RESERVED_FOLDERS
+from ..core import lifetime
 from ..core.diagnostics import Location, Problem, error, has_errors, shown_path, strict
 from ..core.forking import give_back_memory
 from ..core.options import BuildOptions, ConfigError, StageProgress
@@ -114,6 +115,7 @@ def build_site(options: BuildOptions, progress: StageProgress | None = None,
     if blocked is not None:
         raise ConfigError([blocked])
     caches = site_caches(options)
+    lifetime.keep(caches)  # its validated pages are freed by the process's end, if it ends now (cli.run)
     if options.use_cache:
         caches.begin()  # pages and rendered files go into the caches in batches as they are made
     try:
@@ -236,6 +238,7 @@ def expected_exports(options: BuildOptions) -> tuple[dict[str, bytes] | None, li
 
 def check_site(options: BuildOptions, progress: StageProgress | None = None) -> list[Problem]:
     caches = site_caches(options)
+    lifetime.keep(caches)  # see build_site
     plan, problems = plan_site(options, caches=caches, progress=progress)
     problems += caches.discard_notes(options.root)
     if plan is None:

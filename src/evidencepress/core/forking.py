@@ -199,18 +199,21 @@ if hasattr(os, "register_at_fork"):
 
 
 @contextlib.contextmanager
-def collector(enabled: bool) -> Iterator[None]:
+def collector(enabled: bool, restore: bool = True) -> Iterator[None]:
     """The cyclic garbage collector on or off until the block ends (workers forked meanwhile
     inherit it). A build and a check run with it off: they make millions of objects that live
     until the end (pages, tokens, rows) and hold no garbage cycles to speak of, and the collector
     walked them again and again (7 % of a build of 5,000 articles, for 2 % more memory at its
-    peak). Drawing runs with it on: every matplotlib figure is a cycle of artists."""
+    peak). Drawing runs with it on: every matplotlib figure is a cycle of artists. Without
+    ``restore`` it stays as the block set it (a process that ends with the block: turned on again,
+    the collector's first pass walks every object the block made and still holds)."""
     was = gc.isenabled()
     _set_collector(enabled)
     try:
         yield
     finally:
-        _set_collector(was)
+        if restore:
+            _set_collector(was)
 
 
 def _set_collector(enabled: bool) -> None:

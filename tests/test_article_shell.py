@@ -102,6 +102,19 @@ def test_previous_and_next_follow_the_section_listing_order(tmp_path: Path) -> N
     assert '<nav class="article-pager" aria-label="More in Guides"' in middle
 
 
+def test_a_retitled_neighbour_renders_the_article_beside_it_again(tmp_path: Path) -> None:
+    """An article's key holds its neighbours' titles and URLs: a cached build shows the new title."""
+    dated = {name: article(name.upper(), "Text.\n").replace("2026-10-18", day)
+             for name, day in (("a", "2026-10-18"), ("b", "2026-10-20"))}
+    root = make_site(tmp_path, {f"guides/{name}.md": text for name, text in dated.items()})
+    build(root)
+    assert '<span class="pager-label">Next</span> A</a>' in page(root, "guides/b")
+    retitled = root / "content/guides/a.md"
+    retitled.write_text(retitled.read_text().replace('title: "A"', 'title: "A renamed"'))
+    build(root)
+    assert '<span class="pager-label">Next</span> A renamed</a>' in page(root, "guides/b")
+
+
 def test_every_table_frame_is_focusable_and_named_never_just_table(tmp_path: Path) -> None:
     body = ("| a | b |\n|---|---|\n| 1 | 2 |\n\n## Speeds\n\nText.\n\n| c | d |\n|---|---|\n| 3 | 4 |\n" + CHART)
     root = make_site(tmp_path, {"guides/a.md": article("A", body, two_results())})

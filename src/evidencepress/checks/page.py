@@ -53,7 +53,7 @@ class Page:
     # export for them again (0.1 s).
     cited_documents: frozenset[str] = frozenset()
 
-    @property
+    @functools.cached_property  # asked for about 50 times per page and build (listings, keys, links)
     def url(self) -> str:
         return self.source.url
 
@@ -87,7 +87,7 @@ class Page:
         would keep every text twice)."""
         return "\n".join(self.source.text.split("\n")[self.body_line - 1:])
 
-    @property
+    @functools.cached_property
     def section(self) -> str:
         """The first folder of the page's path; "" for top-level pages."""
         parts = self.source.rel.split("/")

@@ -37,7 +37,16 @@ from typing import Any
 from ..content.history import history_state
 from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
-from ..core.filestate import DigestBook, Signature, Vouched, file_sha256, signature_of, vouchable, vouched_digest
+from ..core.filestate import (
+    RACY_NS,
+    DigestBook,
+    Signature,
+    Vouched,
+    file_sha256,
+    signature_of,
+    vouchable,
+    vouched_digest,
+)
 from ..core.options import BuildOptions
 from ..core.seal import seal, unseal
 from ..output.writer import Standby
@@ -50,6 +59,7 @@ DIGESTS = ".cache/digests"  # the book of the inputs' digests (``filestate.Diges
 _KIND = "builds"  # what the records are sealed with besides their digests
 HASH_THREADS = 4  # the replay hashes the output files on this many threads
 HASH_ALONE = 512  # files below which one thread hashes them
+RACY_WAIT_FILES = 1_000  # racy output files worth waiting out the racy window for (``_signed``)
 INPUTS = ("content", "static", "templates", "schema")
 _PACKAGE_DEFAULTS = Path(__file__).resolve().parents[1] / "defaults"
 
@@ -108,15 +118,30 @@ def output_files(hashes: Mapping[str, bytes]) -> tuple[OutputFile, ...]:
 
 
 def _signed(folder: Path, files: tuple[OutputFile, ...]) -> tuple[OutputFile, ...]:
+    """``files`` with their signatures as ``stat`` gives them now; a racy one (``vouchable``) has
+    none, unless there are RACY_WAIT_FILES or more: then they are signed again once the racy
+    window has passed (at most RACY_NS: a cold build writes the search index's thousands of files
+    last, and the next build read and hashed them all again, 0.1 s at 5,000 articles)."""
     taken = time.time_ns()
+    statuses = {rel: _status(folder, rel) for rel, _, _ in files}
+    racy = [rel for rel, status in statuses.items() if status is not None and not vouchable(status, taken)]
+    if len(racy) >= RACY_WAIT_FILES:
+        newest = max(status[3] for rel in racy if (status := statuses[rel]) is not None)
+        time.sleep(max(0, newest + RACY_NS - taken) / 1e9 + 0.001)
+        taken = time.time_ns()
+        statuses.update((rel, _status(folder, rel)) for rel in racy)
     signed = []
     for rel, digest, _ in files:
-        try:
-            signature: Signature | None = signature_of(os.lstat(os.path.join(folder, rel)))
-        except OSError:
-            signature = None  # gone: the replay finds it missing
-        signed.append((rel, digest, signature if signature is not None and vouchable(signature, taken) else None))
+        status = statuses[rel]
+        signed.append((rel, digest, status if status is not None and vouchable(status, taken) else None))
     return tuple(signed)
+
+
+def _status(folder: Path, rel: str) -> Signature | None:
+    try:
+        return signature_of(os.lstat(os.path.join(folder, rel)))
+    except OSError:
+        return None  # gone: the replay finds it missing
 
 
 def inputs_digest(options: BuildOptions, out: Path) -> str | None:

@@ -14,11 +14,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from click.testing import CliRunner, Result
 from sitekit import CHART, REPO, article, export, make_site, result
 
 from evidencepress.cli import main
+from evidencepress.core import jsontext
+from evidencepress.schemas import comparability
 
 FILE = "content/guides/a.md"
 NOTE_HINT = ("the note under the panel names each difference; to compare like with like, select results that agree, "
@@ -272,3 +275,29 @@ def test_a_metric_that_is_not_text_is_a_schema_error_not_a_traceback(tmp_path: P
     outcome = run(root, "check")
     assert outcome.exit_code == 1 and "Traceback" not in outcome.stderr
     assert "reported_results[0].metric: " in outcome.stderr
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("1", "true"),  # equal keys of a dict, not equal conditions
+    ("1.0", "true"),
+    ("0.1", "0.10000000000000000001"),  # one float, two decimal values
+    ("0.10", "0.10000000000000000001"),  # the same, both written with more digits than repr
+    ("8192", "8193"),
+    ('"a"', "null"),
+])
+def test_results_whose_key_conditions_differ_never_share_a_key_however_often_asked(first: str, second: str) -> None:
+    """Keys are worked out once per combination of key conditions: values that Python holds equal
+    but the contract does not (1 and true, two literals of one float) stay apart, in either order."""
+    rules = comparability.Rules(("concurrency",))
+
+    def key_of(literal: str) -> tuple[str | None, tuple[str, ...]]:
+        result = json.loads(f'{{"metric": "m", "conditions": {{"concurrency": {literal}}}}}',
+                            parse_float=jsontext.parse_float, parse_int=jsontext.parse_int)
+        return comparability.comparison(result, rules)
+
+    for order in ((first, second), (second, first)):
+        keys = [key_of(literal) for literal in order]
+        assert keys[0] != keys[1]
+        assert keys == [comparability._comparison("m", [("concurrency", comparability.state(
+            json.loads(f'{{"concurrency": {literal}}}', parse_float=jsontext.parse_float,
+                       parse_int=jsontext.parse_int), "concurrency"))]) for literal in order]

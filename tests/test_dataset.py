@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 from collections.abc import Iterable
@@ -118,6 +119,21 @@ def test_the_csv_is_each_row_written_by_csv_writer_with_values_as_authored(value
     assert csv_bytes(table) == expected.getvalue().encode("utf-8")
     assert [row.texts for row in table.rows] == [[*(None if v is None else dataset.csv_cell(v) for v in row), None]
                                                   for row in values]
+
+
+@given(st.lists(st.lists(CELLS, min_size=len(dataset.FIXED_COLUMNS), max_size=len(dataset.FIXED_COLUMNS)), max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_a_pages_csv_lines_are_those_of_csv_writer_and_each_end_is_its_line_end(values: list[list[object]]) -> None:
+    """A page's lines, kept for the site's CSV: one csv.writer row per result (a newline or a quote
+    in a cell included), with the empty verification cell, and each end where that line's CRLF is."""
+    spec = dataclasses.replace(table_spec(load_schemas(DEFAULT_FOLDER)), conditions=())
+    lines, ends = dataset.unverified_csv("/guides/a/", tuple(tuple(row) for row in values), spec)
+    expected = io.StringIO()
+    csv.writer(expected, lineterminator="\r\n").writerows(
+        [*(dataset.inert_cell(dataset.csv_cell(value)) for value in row), ""] for row in values)
+    assert lines == expected.getvalue().encode("utf-8")
+    assert len(ends) == len(values) and all(lines[end:end + 2] == b"\r\n" for end in ends)
+    assert ends == () or ends[-1] == len(lines) - 2
 
 
 def test_the_site_csv_is_the_rows_of_the_articles_csvs_in_page_order(tmp_path: Path) -> None:

@@ -18,10 +18,32 @@ def relative(from_page: str, target: str) -> str:
     path, sep, fragment = target.partition("#")
     if not path:
         return target
-    rel = posixpath.relpath(path, from_page)
+    rel = _relpath(path, from_page)
     if path.endswith("/"):
         rel = "./" if rel == "." else rel + "/"
     return rel + sep + fragment
+
+
+def _relpath(path: str, start: str) -> str:
+    """``posixpath.relpath(path, start)``, worked out from the segments alone when both are site
+    paths with nothing to normalise (a listing of 1,000 articles links each: relpath normalised
+    every path again, a fifth of the listing's time); any other path goes to relpath."""
+    if not (_plain_site_path(path) and _plain_site_path(start)):
+        return posixpath.relpath(path, start)
+    to = [part for part in path.split("/") if part]
+    of = [part for part in start.split("/") if part]
+    common = 0
+    for a, b in zip(to, of, strict=False):  # the shorter one ends the common part
+        if a != b:
+            break
+        common += 1
+    return "/".join([".."] * (len(of) - common) + to[common:]) or "."
+
+
+def _plain_site_path(path: str) -> bool:
+    """An absolute path without empty, "." or ".." segments (a trailing "/" aside)."""
+    return (path.startswith("/") and "//" not in path and "/./" not in path and "/../" not in path
+            and not path.endswith(("/.", "/..")))
 
 
 def absolute(base_url: str, site_path: str) -> str:

@@ -152,7 +152,34 @@ def comparison(result: Any, rules: Rules) -> tuple[str | None, tuple[str, ...]]:
     once (an article's JSON asks for both of every result)."""
     metric = result.get("metric") if isinstance(result, Mapping) else None
     conditions = result.get("conditions") if isinstance(result, Mapping) else None
-    states = [(key, state(conditions, key)) for key in rules.keys_of(metric)]
+    keys = rules.keys_of(metric)
+    if isinstance(conditions, Mapping):
+        values = tuple(map(_told_apart, (conditions.get(key, _ABSENT) for key in keys)))
+        try:
+            return _comparison_of(metric, keys, values)
+        except TypeError:  # a list or an object among them: unhashable, worked out each time
+            pass
+    return _comparison(metric, [(key, state(conditions, key)) for key in keys])
+
+
+_ABSENT = object()  # a key condition the result does not carry
+
+
+def _told_apart(value: Any) -> tuple[type, Any, str | None]:
+    """A condition's value as a key of the cache: with its type (1, 1.0 and true are equal keys of
+    a dict, not equal conditions) and its literal (0.1 and 0.10000000000000000001 are one float)."""
+    return type(value), value, getattr(value, "literal", None)
+
+
+@functools.lru_cache(maxsize=8192)  # a site's results share few combinations of key conditions
+def _comparison_of(metric: Any, keys: tuple[str, ...],
+                   values: tuple[tuple[type, Any, str | None], ...]) -> tuple[str | None, tuple[str, ...]]:
+    texts = (NOT_CONSIDERED if value is _ABSENT else NOT_REPORTED if value is None else canonical(value)
+             for _, value, _ in values)
+    return _comparison(metric, list(zip(keys, texts, strict=True)))
+
+
+def _comparison(metric: Any, states: list[tuple[str, str]]) -> tuple[str | None, tuple[str, ...]]:
     unknown = tuple(key for key, text in states if not is_known(text))
     if not isinstance(metric, str) or unknown:
         return None, unknown

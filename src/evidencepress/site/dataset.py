@@ -331,8 +331,8 @@ def _csv_lines(rows: list[list[str]]) -> str:
 
 
 def _csv_line_texts(rows: list[list[str]]) -> list[str]:
-    """Each row's CSV line (its CRLF included), from one writer (one per row cost a page's CSV
-    three times as much)."""
+    """Each row's CSV line (its CRLF included), from one writer (a writer and a buffer for each
+    row: 259 µs for a page of 20 results, 204 µs so)."""
     lines = _Lines()
     csv.writer(lines, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL).writerows(
         [[inert_cell(cell) for cell in row] for row in rows])

@@ -38,13 +38,13 @@ from ..content.history import history_state
 from ..content.vault import DEFAULT_VAULT
 from ..core.diagnostics import Problem
 from ..core.filestate import (
-    RACY_NS,
     DigestBook,
     Signature,
     Vouched,
     file_sha256,
     signature_of,
     vouchable,
+    vouchable_from,
     vouched_digest,
 )
 from ..core.options import BuildOptions
@@ -120,15 +120,16 @@ def output_files(hashes: Mapping[str, bytes]) -> tuple[OutputFile, ...]:
 def _signed(folder: Path, files: tuple[OutputFile, ...]) -> tuple[OutputFile, ...]:
     """``files`` with their signatures as ``stat`` gives them now; a racy one (``vouchable``) has
     none, unless there are RACY_WAIT_FILES or more: then they are signed again once the racy
-    window has passed (at most RACY_NS). A cold build writes a shard of the search index last, and
-    the next build read and hashed its files again and wrote its record anew (589 files of 5,000
-    articles: 70 ms). An edit leaves none racy; a small site, a few: they are not waited for."""
+    window has passed (at most ``filestate.RACY_NS``). A cold build writes a shard of the search
+    index last, and the next build read and hashed its files again and wrote its record anew (589
+    files of 5,000 articles: 70 ms). An edit leaves none racy; a small site, a few: they are not
+    waited for."""
     taken = time.time_ns()
     statuses = {rel: _status(folder, rel) for rel, _, _ in files}
     racy = [rel for rel, status in statuses.items() if status is not None and not vouchable(status, taken)]
     if len(racy) >= RACY_WAIT_FILES:
-        newest = max(status[3] for rel in racy if (status := statuses[rel]) is not None)
-        time.sleep(max(0, newest + RACY_NS - taken) / 1e9 + 0.001)
+        last = max(vouchable_from(status) for rel in racy if (status := statuses[rel]) is not None)
+        time.sleep(max(0, last - taken) / 1e9 + 0.001)
         taken = time.time_ns()
         statuses.update((rel, _status(folder, rel)) for rel in racy)
     signed = []

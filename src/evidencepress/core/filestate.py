@@ -36,7 +36,12 @@ def signature_of(status: os.stat_result) -> Signature:
 def vouchable(signature: Signature, taken_ns: int) -> bool:
     """Can ``signature``, taken at ``taken_ns`` (``time.time_ns()`` before the stat), vouch for the
     file later? Not when the file changed within RACY_NS before it was taken."""
-    return signature[3] < taken_ns - RACY_NS
+    return taken_ns >= vouchable_from(signature)
+
+
+def vouchable_from(signature: Signature) -> int:
+    """The first moment (ns) at which a signature taken can vouch for the file (``vouchable``)."""
+    return signature[3] + RACY_NS + 1
 
 
 def file_sha256(path: str) -> bytes:

@@ -105,10 +105,14 @@ def _keys(value: Any, where: str) -> tuple[str, ...]:
 
 def state(conditions: Any, key: str) -> str:
     """``NOT_CONSIDERED``, ``NOT_REPORTED`` or the value's canonical text (see ``canonical``)."""
-    if not isinstance(conditions, Mapping) or key not in conditions:
-        return NOT_CONSIDERED
-    value = conditions[key]
-    return NOT_REPORTED if value is None else canonical(value)
+    return _state_of(conditions.get(key, _ABSENT) if isinstance(conditions, Mapping) else _ABSENT)
+
+
+_ABSENT = object()  # a key condition the result does not carry
+
+
+def _state_of(value: Any) -> str:
+    return NOT_CONSIDERED if value is _ABSENT else NOT_REPORTED if value is None else canonical(value)
 
 
 def is_known(text: str) -> bool:
@@ -162,9 +166,6 @@ def comparison(result: Any, rules: Rules) -> tuple[str | None, tuple[str, ...]]:
     return _comparison(metric, [(key, state(conditions, key)) for key in keys])
 
 
-_ABSENT = object()  # a key condition the result does not carry
-
-
 def _told_apart(value: Any) -> tuple[type, Any, str | None]:
     """A condition's value as a key of the cache: with its type (1, 1.0 and true are equal keys of
     a dict, not equal conditions) and its literal (0.1 and 0.10000000000000000001 are one float)."""
@@ -174,9 +175,7 @@ def _told_apart(value: Any) -> tuple[type, Any, str | None]:
 @functools.lru_cache(maxsize=8192)  # a site's results share few combinations of key conditions
 def _comparison_of(metric: Any, keys: tuple[str, ...],
                    values: tuple[tuple[type, Any, str | None], ...]) -> tuple[str | None, tuple[str, ...]]:
-    texts = (NOT_CONSIDERED if value is _ABSENT else NOT_REPORTED if value is None else canonical(value)
-             for _, value, _ in values)
-    return _comparison(metric, list(zip(keys, texts, strict=True)))
+    return _comparison(metric, [(key, _state_of(value)) for key, (_, value, _) in zip(keys, values, strict=True)])
 
 
 def _comparison(metric: Any, states: list[tuple[str, str]]) -> tuple[str | None, tuple[str, ...]]:

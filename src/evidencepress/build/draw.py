@@ -17,7 +17,6 @@ import contextlib
 import errno
 import functools
 import hashlib
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from pathlib import Path
 from ..cache.caches import CHARTS
 from ..charts.drawing import DRAWING_OFFSET, cache_path, iter_charts
 from ..core.options import BuildOptions, StageProgress
+from ..core.scratch import scratch_folder
 from .plan import SitePlan, caches_of
 
 
@@ -62,9 +62,9 @@ class Drawings:
 @contextlib.contextmanager
 def drawing_folder() -> Iterator[Path]:
     """The build's own folder for drawings the chart cache does not keep (--no-cache, or a cache
-    that cannot be written); removed when the build ends."""
-    with tempfile.TemporaryDirectory(prefix="evidencepress-drawings-") as folder:
-        yield Path(folder)
+    that cannot be written); removed when the build ends, or by a later build if this one is killed."""
+    with scratch_folder("drawings") as folder:
+        yield folder
 
 
 def draw_charts(plan: SitePlan, options: BuildOptions, folder: Path, progress: StageProgress | None = None,

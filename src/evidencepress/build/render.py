@@ -13,8 +13,6 @@ steps one after the other, for the dev server and ``diff``.
 from __future__ import annotations
 
 import functools
-import os
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +25,7 @@ from ..cache.pages import EntryKeys, article_key, citing_key, record_key
 from ..core.diagnostics import Problem
 from ..core.forking import Spilled, give_back_memory, ordered_map, spill, unspill
 from ..core.options import BuildOptions, StageProgress
+from ..core.scratch import scratch_folder
 from ..output.article import (
     DEFAULT_TEMPLATES,
     SiteContext,
@@ -262,27 +261,26 @@ def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Draw
     stale = [number for number, key in enumerate(record_keys) if cached[number] is None]
     missing = [number for number, key in enumerate(keys) if cached[len(record_keys) + number] is None]
     snapshot = snapshot_context(ctx)
-    scratch = tempfile.TemporaryDirectory(prefix="evidencepress-records-")  # record pages rendered in a worker
-
-    def render(task: tuple[bool, int]) -> dict[str, bytes] | Spilled:
-        is_record, number = task
-        if is_record:
-            record = records[number]
-            if len(record.results) < APART_RESULTS:
-                return render_record(env, record, ctx)
-            return spill(functools.partial(record_files, env, record, ctx), os.path.join(scratch.name, f"{number}.pickle"))
-        page = plan.pages[number]
-        members = comparison_members(page.export, ctx.comparability)  # in index.json and in its snapshot
-        outputs = render_article(env, page, ctx, drawings.svgs(page.url), members)
-        # made and kept with the page (its key covers all it depends on), so that an edit
-        # makes only the edited article's
-        export = snapshot_json(page, snapshot, members)
-        return outputs if export is None else {**outputs, SNAPSHOT_ENTRY: export}
-
     tasks = [(True, number) for number in stale] + [(False, number) for number in missing]
     urls = [record.url for record in records] + [page.url for page in plan.pages]
     todo = {(True, number) for number in stale} | {(False, number) for number in missing}
-    with scratch:
+    with scratch_folder("records") as scratch:  # record pages rendered apart wait there
+
+        def render(task: tuple[bool, int]) -> dict[str, bytes] | Spilled:
+            is_record, number = task
+            if is_record:
+                record = records[number]
+                if len(record.results) < APART_RESULTS:
+                    return render_record(env, record, ctx)
+                return spill(functools.partial(record_files, env, record, ctx), str(scratch / f"{number}.pickle"))
+            page = plan.pages[number]
+            members = comparison_members(page.export, ctx.comparability)  # in index.json and in its snapshot
+            outputs = render_article(env, page, ctx, drawings.svgs(page.url), members)
+            # made and kept with the page (its key covers all it depends on), so that an edit
+            # makes only the edited article's
+            export = snapshot_json(page, snapshot, members)
+            return outputs if export is None else {**outputs, SNAPSHOT_ENTRY: export}
+
         fresh = ordered_map(render, tasks, options.jobs, heavy=len(stale), renew_after=RENEW_WORKERS_AFTER)
         for at, (url, key) in enumerate(zip(urls, record_keys + keys, strict=True)):
             task = (True, at) if at < len(record_keys) else (False, at - len(record_keys))

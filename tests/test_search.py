@@ -463,8 +463,8 @@ def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_g
     root = sharded_site(tmp_path)
     assert build(root)[0] == 0
     indexed: list[str] = []
-    real_add = search.PagefindRun.add
-    monkeypatch.setattr(search.PagefindRun, "add", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
+    real_add = search.PagefindRun.add_read
+    monkeypatch.setattr(search.PagefindRun, "add_read", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
     assert build(root)[0] == 0  # nothing changed: a replay
     assert indexed == []
     path = root / "content/guides/a5.md"
@@ -486,6 +486,65 @@ def test_an_edit_indexes_only_its_shard_again_and_gives_the_bundle_a_new_build_g
 
 
 @pytest.mark.usefixtures("small_shards")
+def test_an_edited_shards_index_is_built_while_the_pages_are_still_put(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pagefind built an edited page's shard only once every page of the site was put (880 real
+    articles: the build then waited 1.6 s for it). The shard's unchanged pages are handed over
+    first, and its index is built once the edited page is there, before the search is started."""
+    from evidencepress.output import search, searchshards
+
+    root = sharded_site(tmp_path)
+    assert build(root)[0] == 0
+    events: list[str] = []
+    run_start, search_start = search.PagefindRun.start, searchshards.ShardedSearch.start
+    monkeypatch.setattr(search.PagefindRun, "start", lambda run: events.append("shard") or run_start(run))
+    monkeypatch.setattr(searchshards.ShardedSearch, "start",
+                        lambda shards: events.append("every page put") or search_start(shards))
+    path = root / "content/guides/a5.md"
+    path.write_text(path.read_text().replace("word5", "wordfive"))
+    assert build(root)[0] == 0
+    assert events[:2] == ["shard", "every page put"]
+    incremental = tree(root / "_site/pagefind")
+    assert build(root, "--no-cache")[0] == 0
+    assert tree(root / "_site/pagefind") == incremental
+
+
+@pytest.mark.usefixtures("small_shards")
+def test_pages_handed_over_in_any_order_give_the_bundle_of_the_planned_order(tmp_path: Path) -> None:
+    """Pagefind's bundle depends on the order it reads the pages in: a page that comes before its
+    turn waits, and a page with nothing to index lets the ones after it go."""
+    from evidencepress.output.searchshards import ShardedSearch, shard_members
+
+    root = sharded_site(tmp_path)
+    assert build(root)[0] == 0
+    site = root / "_site"
+    pages = {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("index.html"))
+             if b"data-pagefind-body" in p.read_bytes()}
+    members = shard_members(sorted(pages))
+    keys = [f"shard {number}" for number in range(len(members))]
+
+    def bundle(order: list[str], passed: tuple[str, ...] = ()) -> dict[str, bytes]:
+        with ShardedSearch("en") as shards:
+            shards.plan([[*shard, *(rel for rel in passed if shard is members[0])] for shard in members], keys)
+            for rel in order:
+                if rel in passed:
+                    shards.passed(rel)
+                else:
+                    shards.add(rel, pages[rel])
+            shards.start()
+            return dict(shards.finish().files)
+
+    planned = bundle(sorted(pages))
+    assert bundle(sorted(pages, reverse=True)) == planned
+    assert bundle(["about/index.html", *sorted(pages, reverse=True)], passed=("about/index.html",)) == planned
+    with ShardedSearch("en") as shards:
+        shards.plan(members, keys)
+        last = max(pages)
+        shards.add(last, pages[last])
+        assert not shards.wants(last) and shards.wants(min(pages))  # a page is handed over once
+
+
+@pytest.mark.usefixtures("small_shards")
 def test_the_dev_servers_index_makes_again_only_the_shards_of_changed_pages(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from evidencepress.output import search
@@ -500,8 +559,8 @@ def test_the_dev_servers_index_makes_again_only_the_shards_of_changed_pages(
     first = index_in_shards(pages, "en", kept)  # type: ignore[arg-type]
     assert first.files and len(kept) == 4
     indexed: list[str] = []
-    real_add = search.PagefindRun.add
-    monkeypatch.setattr(search.PagefindRun, "add", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
+    real_add = search.PagefindRun.add_read
+    monkeypatch.setattr(search.PagefindRun, "add_read", lambda run, rel, data: indexed.append(rel) or real_add(run, rel, data))
     edited = {**pages, "guides/a5/index.html": pages["guides/a5/index.html"].replace(b"word5", b"wordfive")}
     again = index_in_shards(edited, "en", kept)  # type: ignore[arg-type]
     assert "guides/a5/index.html" in indexed and len(indexed) < len(pages)

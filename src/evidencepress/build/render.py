@@ -61,6 +61,7 @@ from .rendered import (
     SNAPSHOT_ENTRY,
     PageSinks,
     RenderedPage,
+    index_cached,
     put_cached,
     put_rendered,
     save_rendered,
@@ -140,7 +141,11 @@ def render_pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings
     search.plan(members, _shard_keys(members, keyed, plan.config.language))
     sinks = PageSinks(files, exports, search)
     store = rendered if rendered is not None else Store(None)
-    for number, page in enumerate(_pages(site, plan, options, drawings, store, record_keys, article_keys), start=1):
+    cached = [found if isinstance(found, RenderedPage) else None for found in store.load_many(record_keys + article_keys)]
+    for url, found in zip(urls, cached, strict=True):
+        if found is not None:
+            index_cached(sinks, url, found, store)  # an edited page's shard: its unchanged pages first
+    for number, page in enumerate(_pages(site, plan, options, drawings, cached, record_keys, article_keys), start=1):
         _put_page(sinks, page, store, rendered)
         _put_drawings(files, page.url, drawings)  # a record page has none
         if page.apart:  # its 50 MB are written and indexed: given back once nothing holds them (they left
@@ -250,14 +255,14 @@ class _Page:
     apart: bool = False  # ``outputs`` were made in a child of a worker (a large record page)
 
 
-def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings, store: Store,
-           record_keys: list[str], keys: list[str]) -> Iterator[_Page]:
-    """Each record page, then each article, as the rendered cache holds it or rendered (on every
-    core when many are). Records are few but can be large (every result of a source): those to
-    render go to the workers first, one at a time, and the articles fill the workers around them."""
+def _pages(site: Renderer, plan: SitePlan, options: BuildOptions, drawings: Drawings,
+           cached: list[RenderedPage | None], record_keys: list[str], keys: list[str]) -> Iterator[_Page]:
+    """Each record page, then each article, as the rendered cache holds it (``cached``) or rendered
+    (on every core when many are). Records are few but can be large (every result of a source):
+    those to render go to the workers first, one at a time, and the articles fill the workers
+    around them."""
     env, ctx = site.env, site.ctx
     records = plan.index.records
-    cached = [found if isinstance(found, RenderedPage) else None for found in store.load_many(record_keys + keys)]
     stale = [number for number, key in enumerate(record_keys) if cached[number] is None]
     missing = [number for number, key in enumerate(keys) if cached[len(record_keys) + number] is None]
     snapshot = snapshot_context(ctx)

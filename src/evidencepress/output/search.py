@@ -169,6 +169,9 @@ class IndexerRun:
     def add(self, rel: str, data: bytes) -> None:
         self.pages[rel] = data
 
+    def passed(self, rel: str) -> None:
+        """Nothing to index: the indexer is handed the pages added."""
+
     def plan(self, members: Sequence[Sequence[str]], keys: Sequence[str]) -> None:
         """Nothing to plan: the indexer is handed every page."""
 

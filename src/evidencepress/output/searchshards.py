@@ -11,7 +11,9 @@ A shard's key (made by the build) is of the key of every page in it (what each p
 files depend on, so the same key means the same HTML), Pagefind's version and the code. A shard
 whose key the store holds is read back from it; only the shards of changed pages are indexed
 again, each by its own Pagefind process. The first BUILDING of them are fed their pages as they
-are rendered; the pages of the others wait in a spool file each (as ``what_pagefind_reads`` them,
+are rendered (or read back from the rendered cache: the build hands the index a shard's unchanged
+pages before it renders the changed ones, in the shard's order all the same), and such a shard's
+index is built as soon as its last page is there; the pages of the others wait in a spool file each (as ``what_pagefind_reads`` them,
 in a temporary file the system removes whatever happens) until a process is free for them: a
 Pagefind process holds what it was fed, and eleven fed at once held 280 MB at the end of the
 pages of a cold build of 5,000 articles. A site of up to SHARD_PAGES pages is one shard: its
@@ -94,6 +96,13 @@ class ShardedSearch:
         self._runs: dict[int, PagefindRun] = {}
         self._fed = frozenset({0})  # the shards fed as their pages come; the others are spooled
         self._spools: dict[int, _Spool] = {}
+        # Pages are handed to each shard in the order planned (Pagefind's bundle depends on it), as
+        # soon as those before them have been: a page that comes early waits (what Pagefind reads
+        # of it), one with nothing to index is ``passed``.
+        self._order: list[Sequence[str]] = []
+        self._next: list[int] = []  # of each shard, the place in its order of the page handed over next
+        self._waiting: list[dict[str, bytes | None]] = []
+        self._handled: set[str] = set()
 
     def __enter__(self) -> Self:
         return self
@@ -108,6 +117,9 @@ class ShardedSearch:
         """Each shard's pages (``shard_members``) and key (see the module's docstring), before any page is added."""
         self._keys = list(keys)
         self._shards = {rel: number for number, shard in enumerate(members) for rel in shard}
+        self._order = [list(shard) for shard in members]
+        self._next = [0] * len(members)
+        self._waiting = [{} for _ in members]
         if self._store is None:
             return
         for number, key in enumerate(self._keys):
@@ -117,21 +129,60 @@ class ShardedSearch:
         self._fed = frozenset([number for number in range(len(self._keys)) if number not in self._cached][:BUILDING])
 
     def wants(self, rel: str) -> bool:
-        """Is the page at ``rel`` of a shard indexed now (not read back from the store)?"""
-        return self._shards.get(rel, 0) not in self._cached
+        """Is the page at ``rel`` of a shard indexed now (not read back from the store), and not
+        yet added or passed?"""
+        return self._shards.get(rel, 0) not in self._cached and rel not in self._handled
 
     def add(self, rel: str, data: bytes) -> None:
-        number = self._shards.get(rel, 0)
-        if number in self._cached:
+        """Index the page at ``rel`` (its HTML): at once if the pages planned before it in its shard
+        are there, else once they are. A shard's last page starts its index (a shard fed as its
+        pages come): Pagefind builds it while the build goes on."""
+        if self.wants(rel):
+            self._take(rel, what_pagefind_reads(data))
+
+    def passed(self, rel: str) -> None:
+        """The page at ``rel`` is not indexed (it has nothing for the search): the pages after it
+        in its shard need not wait for it."""
+        if self.wants(rel):
+            self._take(rel, None)
+
+    def _take(self, rel: str, content: bytes | None) -> None:
+        self._handled.add(rel)
+        number = self._shards.get(rel)
+        if number is None:  # not planned: in the order given
+            if content is not None:
+                self._hand_over(0, rel, content)
             return
+        self._waiting[number][rel] = content
+        order, waiting, at = self._order[number], self._waiting[number], self._next[number]
+        while at < len(order) and order[at] in waiting:
+            found = waiting.pop(order[at])
+            if found is not None:
+                self._hand_over(number, order[at], found)
+            at += 1
+        self._next[number] = at
+        if at == len(order) and number in self._fed and number in self._runs:
+            self._runs[number].start()
+
+    def _hand_over(self, number: int, rel: str, content: bytes) -> None:
+        """Give the shard's run the page (as ``what_pagefind_reads`` it), or its spool."""
         if number in self._fed:
-            self._run(number).add(rel, data)
+            self._run(number).add_read(rel, content)
             return
         spool = self._spools.setdefault(number, _Spool())
         try:
-            spool.add(rel, what_pagefind_reads(data))
+            spool.add(rel, content)
         except OSError as exc:  # a full disk: this shard's index fails, as a failed Pagefind run does
             self._run(number).fail(exc)
+
+    def _hand_over_waiting(self) -> None:
+        """Every page that still waits, in its shard's order (a page before it never came)."""
+        for number, waiting in enumerate(self._waiting):
+            for rel in self._order[number][self._next[number]:]:
+                found = waiting.pop(rel, None)
+                if found is not None:
+                    self._hand_over(number, rel, found)
+            self._next[number] = len(self._order[number])
 
     def _run(self, number: int) -> PagefindRun:
         if number not in self._runs:
@@ -142,6 +193,7 @@ class ShardedSearch:
         """Every page is added: the first shards' runs build their indexes, the others as those end
         (``finish``): a Pagefind process grows to about 70 MB while it builds, and eleven at once
         held 770 MB at 5,000 articles. As many build at once as there are cores."""
+        self._hand_over_waiting()
         self._start_from(0)
 
     def _start_from(self, number: int) -> None:
@@ -164,6 +216,7 @@ class ShardedSearch:
         """Every shard's bundle: the first with pages at ``pagefind/``, with Pagefind's scripts, each
         other one's index files under its folder of it; one warning if any run failed (and then no
         index at all: a search that misses pages would mislead)."""
+        self._hand_over_waiting()
         files: dict[str, bytes] = {}
         merged: list[str] = []
         for number in range(len(self._keys)):

@@ -542,6 +542,16 @@ def test_pages_handed_over_in_any_order_give_the_bundle_of_the_planned_order(tmp
         last = max(pages)
         shards.add(last, pages[last])
         assert not shards.wants(last) and shards.wants(min(pages))  # a page is handed over once
+    with ShardedSearch("en") as shards:  # a page that comes after start is indexed, not kept waiting
+        shards.plan(members, keys)
+        first, *rest = sorted(pages)
+        for rel in rest:
+            shards.add(rel, pages[rel])
+        shards.start()
+        shards.add(first, pages[first])
+        urls = {json.loads(gzip.decompress(data)[len(b"pagefind_dcd"):])["url"]
+                for name, data in shards.finish().files.items() if "fragment/" in name}
+    assert "/" + first.removesuffix("index.html") in urls
 
 
 @pytest.mark.usefixtures("small_shards")

@@ -13,11 +13,11 @@ whose key the store holds is read back from it; only the shards of changed pages
 again, each by its own Pagefind process. The first BUILDING of them are fed their pages as they
 are rendered (or read back from the rendered cache: the build hands the index a shard's unchanged
 pages before it renders the changed ones, in the shard's order all the same), and such a shard's
-index is built as soon as its last page is there; the pages of the others wait in a spool file each (as ``what_pagefind_reads`` them,
-in a temporary file the system removes whatever happens) until a process is free for them: a
-Pagefind process holds what it was fed, and eleven fed at once held 280 MB at the end of the
-pages of a cold build of 5,000 articles. A site of up to SHARD_PAGES pages is one shard: its
-bundle is the one a single run makes.
+index is built as soon as its last page is there; the pages of the others wait in a spool file
+each (as ``what_pagefind_reads`` them, in a temporary file the system removes whatever happens)
+until a process is free for them: a Pagefind process holds what it was fed, and eleven fed at
+once held 280 MB at the end of the pages of a cold build of 5,000 articles. A site of up to
+SHARD_PAGES pages is one shard: its bundle is the one a single run makes.
 """
 
 from __future__ import annotations
@@ -153,8 +153,12 @@ class ShardedSearch:
             if content is not None:
                 self._hand_over(0, rel, content)
             return
-        self._waiting[number][rel] = content
         order, waiting, at = self._order[number], self._waiting[number], self._next[number]
+        if at == len(order):  # after every page was handed over (start): as it comes, as before
+            if content is not None:
+                self._hand_over(number, rel, content)
+            return
+        waiting[rel] = content
         while at < len(order) and order[at] in waiting:
             found = waiting.pop(order[at])
             if found is not None:

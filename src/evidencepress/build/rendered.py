@@ -97,7 +97,7 @@ def put_cached(sinks: PageSinks, url: str, page: RenderedPage, store: Store) -> 
     for sink, rel, digest, linkable, wanted in placed:
         store.mark_used(object_key(digest))
         if not linkable or wanted:
-            data = (sink.held(rel) if linkable else None) or store.load_pickled(object_key(digest))
+            data = _cached_bytes(sink, rel, digest, linkable, store)
             if data is None:
                 return False
             loaded[rel] = data
@@ -121,9 +121,15 @@ def index_cached(sinks: PageSinks, url: str, page: RenderedPage, store: Store) -
         target = sinks.target(url, name)
         if target is not None and sinks.wants(target[1]):
             sink, rel = target
-            data = (sink.held(rel) if sink.can_link(rel, digest) else None) or store.load_pickled(object_key(digest))
+            data = _cached_bytes(sink, rel, digest, sink.can_link(rel, digest), store)
             if data is not None:
                 sinks.index(rel, data)
+
+
+def _cached_bytes(sink: FileSink, rel: str, digest: str, linkable: bool, store: Store) -> bytes | None:
+    """A cached file's bytes: held by the output it replaces where that one vouches for them (the
+    dev server's, in memory), else from the rendered cache; None when the cache lost them."""
+    return (sink.held(rel) if linkable else None) or store.load_pickled(object_key(digest))
 
 
 @dataclass(frozen=True)

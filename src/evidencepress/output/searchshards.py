@@ -149,15 +149,12 @@ class ShardedSearch:
     def _take(self, rel: str, content: bytes | None) -> None:
         self._handled.add(rel)
         number = self._shards.get(rel)
-        if number is None:  # not planned: in the order given
+        if number is None or self._next[number] == len(self._order[number]):
+            # not planned, or after every page was handed over (start): in the order given
             if content is not None:
-                self._hand_over(0, rel, content)
+                self._hand_over(number or 0, rel, content)
             return
         order, waiting, at = self._order[number], self._waiting[number], self._next[number]
-        if at == len(order):  # after every page was handed over (start): as it comes, as before
-            if content is not None:
-                self._hand_over(number, rel, content)
-            return
         waiting[rel] = content
         while at < len(order) and order[at] in waiting:
             found = waiting.pop(order[at])
